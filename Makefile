@@ -1,0 +1,23 @@
+# Two entry points for a fresh machine: `make demo` (the main job, with the shipped model) and `make test`.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[dev,train]"
+	touch $@
+
+install: $(VENV)/.installed
+
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+demo: install
+	$(BIN)/zhuoji demo
+
+.PHONY: install test demo

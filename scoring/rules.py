@@ -1,0 +1,159 @@
+"""Rule presets and config switches (RULES.md §9).
+
+Every ⚠ choice of the specification is a field of :class:`Rules`; a preset is a complete set of values.
+``get_rules("gy-normal")`` or ``get_rules({"preset": "liupanshui", "dealer_bonus": False})`` returns one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+# Hand-type keys, smallest to largest base shape; "qing_" = 清 (one suit incl. melds).
+HAND_TYPES: dict[str, tuple[str, str]] = {
+    "pinghu": ("平胡", "plain win"),
+    "daduizi": ("大对子", "all triplets"),
+    "qidui": ("小七对", "seven pairs"),
+    "longqidui": ("龙七对", "seven pairs with a concealed four"),
+    "shuanglong": ("双龙七对", "seven pairs with two concealed fours"),
+    "qingyise": ("清一色", "one suit"),
+    "qingdadui": ("清大对", "one suit, all triplets"),
+    "qingqidui": ("清七对", "one suit, seven pairs"),
+    "qinglongbei": ("清龙七对", "one suit, seven pairs with a concealed four"),
+    "qingshuanglong": ("清双龙七对", "one suit, seven pairs with two concealed fours"),
+}
+
+FAN_TABLES: dict[str, dict[str, int]] = {
+    # S0 table, 7/17 for 七对/清七对 (RULES.md §3.1, conflict 1); 双龙 scores as 龙七对 in Guiyang.
+    "gy_normal": {"pinghu": 1, "daduizi": 5, "qidui": 7, "longqidui": 10, "shuanglong": 10, "qingyise": 10,
+                  "qingdadui": 15, "qingqidui": 17, "qinglongbei": 20, "qingshuanglong": 20},
+    "gy_reduced": {"pinghu": 1, "daduizi": 3, "qidui": 4, "longqidui": 5, "shuanglong": 5, "qingyise": 5,
+                   "qingdadui": 8, "qingqidui": 9, "qinglongbei": 10, "qingshuanglong": 10},
+    # Liupanshui: Guiyang values (INF) plus 双龙七对 20 / 清双龙七对 30 (INF).
+    "lps": {"pinghu": 1, "daduizi": 5, "qidui": 7, "longqidui": 10, "shuanglong": 20, "qingyise": 10,
+            "qingdadui": 15, "qingqidui": 17, "qinglongbei": 20, "qingshuanglong": 30},
+    # App platforms (P3, P4): a bigger table; not a preset.
+    "app": {"pinghu": 1, "daduizi": 5, "qidui": 10, "longqidui": 20, "shuanglong": 20, "qingyise": 10,
+            "qingdadui": 15, "qingqidui": 20, "qinglongbei": 30, "qingshuanglong": 30},
+}
+
+
+@dataclass(frozen=True)
+class DouValues:
+    """豆 (kong) values in fan: 闷豆 concealed, 转弯豆 added, 点豆 exposed."""
+
+    concealed: int = 3  # 闷豆, paid by each of the 3 others
+    added: int = 3  # 转弯豆 / 爬坡豆, paid by each of the 3 others
+    exposed: int = 3  # 点豆, paid by the feeder only
+
+
+@dataclass(frozen=True)
+class Rules:
+    preset: str = "gy-normal"
+    fan_table: str = "gy_normal"
+    zimo_bonus: str = "pinghu_only"  # pinghu_only | none | all_plus1
+    gangkai_bonus: int = 1
+    dou_values: DouValues = field(default_factory=DouValues)
+    dou_not_ting: str = "void"  # void | reverse
+    hanbao_dou_scores: bool = True
+    chicken_scope: str = "mantang"  # mantang | shoushang
+    chicken_requires_ting: bool = True
+    bao_ji: bool = True
+    chicken_payers: str = "all_others"  # all_others | non_ting_only
+    chongfeng_mode: str = "replace"  # replace (2/4) | additive (3/6)
+    zeren_extra: int = 1  # 金鸡: doubled
+    wuguji: bool = False
+    repao_extra: int = 1
+    repao_burn: bool = True
+    qianggang_burn: bool = False
+    baoting_win: str = "max"  # max | add | replace
+    baoting_q: int = 10
+    yipao_reverse: bool = False
+    dealer_bonus: bool = False
+    huang_dealer: str = "s2"  # s2 | qq | stay
+    long_needs_win_tile: bool = False
+    dead_wait_counts: bool = True
+    pass_lock: str = "penalty"  # penalty | forbid
+    base: int = 1  # 底分
+
+    def fan(self, hand_type: str) -> int:
+        """Fan of a hand-type key under this rule set's table."""
+        return FAN_TABLES[self.fan_table][hand_type]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+PRESETS: dict[str, Rules] = {
+    "gy-normal": Rules(),
+    "gy-reduced": Rules(preset="gy-reduced", fan_table="gy_reduced", dou_values=DouValues(2, 3, 1), baoting_q=5),
+    "liupanshui": Rules(preset="liupanshui", fan_table="lps", zimo_bonus="none", dou_values=DouValues(2, 3, 1),
+                        hanbao_dou_scores=False, qianggang_burn=True, baoting_win="add", dealer_bonus=True,
+                        huang_dealer="stay"),
+}
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "fan_table": tuple(FAN_TABLES),
+    "zimo_bonus": ("pinghu_only", "none", "all_plus1"),
+    "dou_not_ting": ("void", "reverse"),
+    "chicken_scope": ("mantang", "shoushang"),
+    "chicken_payers": ("all_others", "non_ting_only"),
+    "chongfeng_mode": ("replace", "additive"),
+    "baoting_win": ("max", "add", "replace"),
+    "huang_dealer": ("s2", "qq", "stay"),
+    "pass_lock": ("penalty", "forbid"),
+}
+
+
+def get_rules(spec: str | dict[str, Any] | Rules | None = "gy-normal") -> Rules:
+    """A :class:`Rules` from a preset name, ``{"preset": name, <overrides>}``, or a Rules (returned as is).
+
+    Raises ``ValueError`` for an unknown preset, key, choice or a value of the wrong type.
+    """
+    if spec is None:
+        spec = "gy-normal"
+    if isinstance(spec, Rules):
+        return spec
+    if isinstance(spec, str):
+        spec = {"preset": spec}
+    if not isinstance(spec, dict):
+        raise ValueError("rules must be a preset name or an object {'preset': ..., <overrides>}")
+    overrides = dict(spec)
+    name = overrides.pop("preset", "gy-normal")
+    if name not in PRESETS:
+        raise ValueError(f"unknown rules preset {name!r}; choose one of {', '.join(PRESETS)}")
+    rules = PRESETS[name]
+    fields = {f.name: f for f in dataclasses.fields(Rules)}
+    clean: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if key not in fields or key == "preset":
+            raise ValueError(f"unknown rules key {key!r}; known keys: {', '.join(k for k in fields if k != 'preset')}")
+        current = getattr(rules, key)
+        if key == "dou_values":
+            value = _dou_values(value)
+        elif isinstance(current, bool):
+            if not isinstance(value, bool):
+                raise ValueError(f"rules key {key!r} takes true or false, not {value!r}")
+        elif isinstance(current, int):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"rules key {key!r} takes a whole number ≥ 0, not {value!r}")
+        elif key in _CHOICES and value not in _CHOICES[key]:
+            raise ValueError(f"rules key {key!r} takes one of {', '.join(_CHOICES[key])}, not {value!r}")
+        clean[key] = value
+    return dataclasses.replace(rules, **clean)
+
+
+def _dou_values(value: Any) -> DouValues:
+    """Accept ``[3, 3, 3]``, ``"2/3/1"`` or ``{"concealed": 2, "added": 3, "exposed": 1}``."""
+    if isinstance(value, DouValues):
+        return value
+    try:
+        if isinstance(value, str):
+            value = [int(v) for v in value.split("/")]
+        if isinstance(value, dict):
+            return DouValues(**{k: int(v) for k, v in value.items()})
+        a, b, c = (int(v) for v in value)
+        return DouValues(a, b, c)
+    except (TypeError, ValueError):
+        raise ValueError(f"dou_values takes '闷/转弯/点' such as '2/3/1', not {value!r}") from None

@@ -1,0 +1,69 @@
+"""``Detections``: the plain value passed from the detector to the layout and reading stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.classes import CLASS_NAMES
+
+
+@dataclass
+class Detections:
+    """N boxes as numpy arrays (one row per box).
+
+    xyxy: (N, 4) float32 corners in original-image pixels. confidence: (N,) float32.
+    class_id: (N,) int64 index into :data:`CLASS_NAMES`. top3_class / top3_prob: (N, 3) the three most probable
+    classes per box and their probabilities (normalised over classes) for the reading step.
+    image_size: (width, height) of the original image.
+    """
+
+    xyxy: np.ndarray
+    confidence: np.ndarray
+    class_id: np.ndarray
+    top3_class: np.ndarray = field(default=None)  # type: ignore[assignment]
+    top3_prob: np.ndarray = field(default=None)  # type: ignore[assignment]
+    image_size: tuple[int, int] = (0, 0)
+
+    def __post_init__(self) -> None:
+        self.xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
+        n = len(self.xyxy)
+        self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(n)
+        self.class_id = np.asarray(self.class_id, dtype=np.int64).reshape(n)
+        if self.top3_class is None:
+            self.top3_class = np.stack([self.class_id, np.full(n, -1), np.full(n, -1)], axis=1)
+            self.top3_prob = np.stack([self.confidence, np.zeros(n), np.zeros(n)], axis=1)
+        self.top3_class = np.asarray(self.top3_class, dtype=np.int64).reshape(n, 3)
+        self.top3_prob = np.asarray(self.top3_prob, dtype=np.float32).reshape(n, 3)
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    def __getitem__(self, index: np.ndarray | slice | list[int]) -> Detections:
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
+                          self.top3_class[index], self.top3_prob[index], self.image_size)
+
+    @classmethod
+    def empty(cls, image_size: tuple[int, int] = (0, 0)) -> Detections:
+        return cls(np.zeros((0, 4)), np.zeros(0), np.zeros(0), image_size=image_size)
+
+    @property
+    def names(self) -> list[str]:
+        return [CLASS_NAMES[c] for c in self.class_id]
+
+    @property
+    def centers(self) -> np.ndarray:
+        return (self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2
+
+    def to_json(self) -> list[dict]:
+        """One dict per box: ``{"tile", "box", "confidence", "alternatives"}`` (box in pixels, 1 decimal)."""
+        out = []
+        for i in range(len(self)):
+            alts = [{"tile": CLASS_NAMES[c], "p": round(float(p), 3)}
+                    for c, p in zip(self.top3_class[i], self.top3_prob[i], strict=True) if c >= 0]
+            out.append({"tile": CLASS_NAMES[self.class_id[i]],
+                        "box": [round(float(v), 1) for v in self.xyxy[i]],
+                        "confidence": round(float(self.confidence[i]), 3),
+                        "alternatives": alts})
+        return out
