@@ -1,0 +1,153 @@
+"""Detector accuracy and latency, ours vs the mahjong-detector baseline, in one run on the same images.
+
+    python benchmarks/bench_detector.py [--model models/zhuoji-tiles.onnx] [--split test] [--synth DIR]
+                                        [--latency-images 20] [--limit N]
+
+Accuracy: mAP50 over the 27 suited classes on the real split (labels remapped to our classes), for our model and
+for mahjong-detector (its honors mapped to `other`; its own grayscale + autocontrast preprocessing, scored at a low
+threshold so its whole precision–recall curve counts). With --synth: the same on a synthetic validation set
+(YOLO layout DIR/images/val, DIR/labels/val) where `back` is also scored for our model.
+Latency: median end-to-end time (file → tile list) for 1280×960 JPEG photos, our `detect` vs the baseline's
+`detect_tiles`, alternating on the same files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
+from vision.detect import Detector, _postprocess  # noqa: E402
+from vision.evaluate import LOOKALIKES, SUITED, EvalResult, evaluate  # noqa: E402
+
+REAL = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4"
+REAL_REMAP = {27: OTHER}  # the real data's class 27 is "other"; ours is 28 (27 = back)
+
+
+class Baseline:
+    """mahjong-detector's model with its own preprocessing; classes mapped to ours."""
+
+    def __init__(self) -> None:
+        import importlib
+
+        import onnxruntime as ort
+
+        md = importlib.import_module("mahjong_detector.predict")
+
+        self.md = md
+        self.session = ort.InferenceSession(str(md.model_path), providers=["CPUExecutionProvider"])
+        self.to_ours = np.array([CLASS_NAMES.index(n) if n in CLASS_NAMES else OTHER for n in md.CLASS_NAMES])
+
+    def __call__(self, path: Path):
+        from mahjong_detector.preprocess import preprocess_image
+        from PIL import Image
+
+        img, pad = preprocess_image(Image.open(path))
+        out = self.session.run(None, {self.session.get_inputs()[0].name: self.md.create_input_tensor(img)})[0][0]
+        scores = out[4:].T
+        cx, cy, w, h = out[:4]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - pad.pad_x) / pad.scale
+        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - pad.pad_y) / pad.scale
+        keep = scores.max(1) > 0.001
+        # Sum the honor scores into one `other` score per box before taking the best class.
+        ours = np.zeros((int(keep.sum()), len(CLASS_NAMES)), np.float32)
+        np.add.at(ours.T, self.to_ours, scores[keep].T)
+        dets = _postprocess(boxes[keep], np.minimum(ours, 1.0), 0.001, 0.5, 300, (pad.original_width,
+                                                                                  pad.original_height))
+        return dets.xyxy, dets.confidence, dets.class_id
+
+
+def ours_predictor(detector: Detector):
+    def predict(path: Path):
+        d = detector(path, conf=0.001, iou=0.5)
+        return d.xyxy, d.confidence, d.class_id
+    return predict
+
+
+def report(title: str, ours: EvalResult, base: EvalResult | None, classes: list[int]) -> None:
+    print(f"\n## {title} ({ours.images} images)")
+    line = f"mAP50 over {len(classes)} classes: ours {ours.map50(classes):.4f}"
+    if base is not None:
+        line += f" | mahjong-detector {base.map50(classes):.4f}"
+    print(line)
+    print("\n| class | boxes | AP50 ours |" + (" AP50 mahjong-detector |" if base else ""))
+    print("| --- | --- | --- |" + (" --- |" if base else ""))
+    for c in classes:
+        row = f"| {CLASS_NAMES[c]} | {ours.gt_count[c]} | {ours.ap50[c]:.3f} |"
+        if base is not None:
+            row += f" {base.ap50[c]:.3f} |"
+        print(row)
+    print("\nlook-alike confusions (truth→read, boxes at conf ≥ 0.25):")
+    print("  ours: " + ", ".join(f"{k} {v}" for k, v in ours.confused(LOOKALIKES).items()))
+    if base is not None:
+        print("  mahjong-detector: " + ", ".join(f"{k} {v}" for k, v in base.confused(LOOKALIKES).items()))
+
+
+def latency(detector: Detector, images: list[Path], n: int) -> None:
+    from mahjong_detector import detect_tiles
+
+    with tempfile.TemporaryDirectory() as tmp:
+        photos = []
+        for i, p in enumerate(images[:n]):
+            out = Path(tmp) / f"photo_{i}.jpg"
+            cv2.imwrite(str(out), cv2.resize(cv2.imread(str(p)), (1280, 960)), [cv2.IMWRITE_JPEG_QUALITY, 90])
+            photos.append(out)
+        detector(photos[0])
+        detect_tiles(photos[0])
+        ours, base = [], []
+        for p in photos:  # alternate so both see the same machine load
+            t = time.perf_counter()
+            detector(p)
+            ours.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            detect_tiles(str(p))
+            base.append(time.perf_counter() - t)
+    print(f"\n## Latency, 1280×960 JPEG, end to end (file → tiles), {len(photos)} photos")
+    print(f"ours detect():                 median {1000 * statistics.median(ours):.1f} ms, "
+          f"p90 {1000 * sorted(ours)[int(0.9 * (len(ours) - 1))]:.1f} ms")
+    print(f"mahjong-detector detect_tiles: median {1000 * statistics.median(base):.1f} ms, "
+          f"p90 {1000 * sorted(base)[int(0.9 * (len(base) - 1))]:.1f} ms")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", type=Path, default=ROOT / "models" / "zhuoji-tiles.onnx")
+    ap.add_argument("--split", default="test", choices=["test", "valid"])
+    ap.add_argument("--synth", type=Path, help="synthetic dataset folder with images/val and labels/val")
+    ap.add_argument("--latency-images", type=int, default=20)
+    ap.add_argument("--limit", type=int, help="use only the first N images of each set")
+    args = ap.parse_args()
+
+    detector = Detector(args.model)
+    baseline = Baseline()
+    images = sorted((REAL / "images" / args.split).glob("*.jpg"))[: args.limit]
+    label_dir = REAL / "labels" / args.split
+    ours = evaluate(ours_predictor(detector), images, label_dir, REAL_REMAP, "ours, real")
+    base = evaluate(baseline, images, label_dir, REAL_REMAP, "mahjong-detector, real")
+    print(f"# Detector benchmark — model {args.model.name}")
+    report(f"Real photos, {args.split} split", ours, base, SUITED)
+    if args.synth:
+        simages = sorted((args.synth / "images" / "val").glob("*.jpg"))[: args.limit]
+        s_ours = evaluate(ours_predictor(detector), simages, args.synth / "labels" / "val", desc="ours, synth")
+        s_base = evaluate(baseline, simages, args.synth / "labels" / "val", desc="mahjong-detector, synth")
+        report("Synthetic validation scenes", s_ours, s_base, SUITED)
+        back = CLASS_NAMES.index("back")
+        print(f"synthetic mAP50 over 27 suited + back: ours {s_ours.map50([*SUITED, back]):.4f} "
+              f"(back AP50 {s_ours.ap50[back]:.3f}, {s_ours.gt_count[back]} boxes)")
+    latency(detector, images, args.latency_images)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

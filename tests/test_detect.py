@@ -1,0 +1,118 @@
+"""The detection stage: image loading, letterbox geometry, post-processing, evaluation, the shipped model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from api.cli import main
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.detect import DEFAULT_MODEL, ImageError, _postprocess, detect, letterbox, load_image
+from vision.evaluate import EvalResult, _ap, evaluate, iou_matrix, read_yolo_labels
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
+
+
+def test_load_image_rejects_non_images(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("not an image")
+    with pytest.raises(ImageError, match="not a readable image"):
+        load_image(bad)
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(tmp_path / "missing.png")
+    with pytest.raises(ImageError, match="empty"):
+        load_image(b"")
+
+
+def test_load_image_refuses_huge_dimensions_from_the_header() -> None:
+    # A PNG header announcing 100000×100000 pixels must be refused before any decoding.
+    header = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (100000).to_bytes(4, "big") * 2 + b"\x08\x02\x00\x00\x00"
+    with pytest.raises(ImageError, match="too large"):
+        load_image(header + b"\x00" * 100)
+
+
+def test_load_image_accepts_bytes_and_grey_arrays() -> None:
+    img = np.zeros((30, 40, 3), np.uint8)
+    img[:, :20] = 255
+    ok, png = cv2.imencode(".png", img)
+    assert ok
+    assert load_image(png.tobytes()).shape == (30, 40, 3)
+    assert load_image(np.zeros((5, 6), np.uint8)).shape == (5, 6, 3)
+
+
+def test_letterbox_keeps_aspect_and_maps_back() -> None:
+    img = np.zeros((480, 1280, 3), np.uint8)
+    canvas, lb = letterbox(img, 640)
+    assert canvas.shape == (640, 640, 3)
+    assert lb.scale == pytest.approx(0.5)
+    assert (lb.pad_x, lb.pad_y) == (0, 200)
+    assert (canvas[:200] == 114).all() and (canvas[200:440] == 0).all()
+
+
+def test_postprocess_is_class_agnostic_and_gives_top3() -> None:
+    scores = np.zeros((3, NUM_CLASSES), np.float32)
+    scores[0, [3, 4, 5]] = [0.9, 0.3, 0.1]  # 4m, strongly
+    scores[1, 8] = 0.6  # same place as box 0, another class: suppressed
+    scores[2, 20] = 0.8  # elsewhere
+    boxes = np.array([[0, 0, 10, 20], [1, 0, 11, 20], [50, 0, 60, 20]], np.float32)
+    dets = _postprocess(boxes, scores, 0.25, 0.5, 300, (100, 40))
+    assert sorted(dets.names) == ["3s", "4m"]
+    i = dets.names.index("4m")
+    assert [CLASS_NAMES[c] for c in dets.top3_class[i]] == ["4m", "5m", "6m"]
+    assert dets.top3_prob[i, 0] == pytest.approx(0.9 / 1.3)
+
+
+def test_ap_of_perfect_and_empty_predictions() -> None:
+    assert _ap(np.array([0.9, 0.8]), np.array([True, True]), 2) == pytest.approx(1.0)
+    assert _ap(np.array([]), np.array([], bool), 3) == 0.0
+    assert np.isnan(_ap(np.array([0.5]), np.array([False]), 0))
+    assert iou_matrix(np.array([[0, 0, 2, 2]], float), np.array([[1, 0, 3, 2]], float))[0, 0] == pytest.approx(1 / 3)
+
+
+def test_evaluate_scores_a_perfect_predictor_at_one(tmp_path: Path) -> None:
+    img = tmp_path / "a.jpg"
+    cv2.imwrite(str(img), np.zeros((100, 200, 3), np.uint8))
+    (tmp_path / "a.txt").write_text("0 0.25 0.5 0.1 0.4\n27 0.75 0.5 0.1 0.4\n")
+    boxes, cls = read_yolo_labels(tmp_path / "a.txt", 200, 100, {27: 28})
+    assert cls.tolist() == [0, 28]
+    result: EvalResult = evaluate(lambda _p: (boxes, np.array([0.9, 0.8]), cls), [img], tmp_path, {27: 28})
+    assert result.ap50[0] == pytest.approx(1.0) and result.ap50[28] == pytest.approx(1.0)
+    assert result.confusion[0, 0] == 1
+    wrong = evaluate(lambda _p: (boxes, np.array([0.9, 0.8]), np.array([1, 28])), [img], tmp_path, {27: 28})
+    assert wrong.ap50[0] == 0.0 and wrong.confused([("1m", "2m")]) == {"1m→2m": 1}
+
+
+needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model yet")
+
+
+@needs_model
+def test_shipped_model_finds_tiles_in_real_samples() -> None:
+    assert SAMPLES, "datasets/samples holds the real sample photos"
+    found = 0
+    for path in SAMPLES[:5]:
+        dets = detect(path)
+        h, w = cv2.imread(str(path)).shape[:2]
+        assert dets.image_size == (w, h)
+        assert (dets.xyxy[:, 2] <= w).all() and (dets.xyxy[:, 3] <= h).all()
+        found += len(dets)
+    assert found >= 20
+
+
+@needs_model
+def test_detect_cli_json_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"\xff\xd8garbage")
+    out = tmp_path / "ann"
+    code = main(["detect", str(SAMPLES[0]), str(bad), "--json", "--annotate", str(out)])
+    captured = capsys.readouterr()
+    assert code == 1  # one file failed, the other was still processed
+    line = json.loads(captured.out.strip().splitlines()[0])
+    assert line["image"] == str(SAMPLES[0]) and line["detections"]
+    assert set(line["detections"][0]) == {"tile", "box", "confidence"}
+    assert "broken.jpg" in captured.err and "Traceback" not in captured.err
+    assert (out / f"{SAMPLES[0].stem}.jpg").exists()

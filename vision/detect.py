@@ -1,0 +1,203 @@
+"""Image → :class:`Detections` with the shipped ONNX model (onnxruntime + OpenCV; no torch).
+
+``detect(image)`` is the stage's entry point. A :class:`Detector` holds one onnxruntime session; sessions are
+thread-safe, so a process loads the model once (``get_detector``) and serves every thread with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_NAMES
+from vision.detections import Detections
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MODEL = ROOT / "models" / "zhuoji-tiles.onnx"
+MAX_PIXELS = 50_000_000  # refuse decompression bombs before decoding them in full
+
+
+class ImageError(ValueError):
+    """The input is not a readable image."""
+
+
+def load_image(source: str | os.PathLike | bytes | np.ndarray) -> np.ndarray:
+    """A BGR uint8 image from a path, encoded bytes or an array. EXIF orientation is applied (OpenCV does so).
+
+    Raises :class:`ImageError` with a readable message for anything that is not a decodable image.
+    """
+    if isinstance(source, np.ndarray):
+        img = source
+        if img.ndim == 2:
+            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+        elif img.ndim == 3 and img.shape[2] == 4:
+            img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+        if img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
+            raise ImageError(f"expected an H×W×3 image array, got shape {img.shape}")
+        return np.ascontiguousarray(img, dtype=np.uint8)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = np.frombuffer(source, np.uint8)
+        name = "uploaded data"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ImageError(f"{path}: no such file")
+        data = np.fromfile(str(path), np.uint8)
+        name = str(path)
+    if data.size == 0:
+        raise ImageError(f"{name}: empty file")
+    _check_header_size(data, name)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if img is None:
+        raise ImageError(f"{name}: not a readable image (JPEG, PNG, WebP, BMP or TIFF expected)")
+    return img
+
+
+def _check_header_size(data: np.ndarray, name: str) -> None:
+    """Read width×height from PNG/JPEG headers and refuse huge images before decoding them."""
+    head = data[:64 * 1024].tobytes()
+    size = None
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
+        size = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    elif head.startswith(b"\xff\xd8"):
+        i = 2
+        while i + 9 < len(head):
+            if head[i] != 0xFF:
+                i += 1
+                continue
+            marker = head[i + 1]
+            if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+                size = int.from_bytes(head[i + 7:i + 9], "big"), int.from_bytes(head[i + 5:i + 7], "big")
+                break
+            i += 2 + int.from_bytes(head[i + 2:i + 4], "big")
+    if size and size[0] * size[1] > MAX_PIXELS:
+        raise ImageError(f"{name}: image too large ({size[0]}×{size[1]} pixels; at most {MAX_PIXELS:,})")
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    scale: float
+    pad_x: int
+    pad_y: int
+
+
+def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio and pad to size×size (grey 114, as in training)."""
+    h, w = img.shape[:2]
+    scale = min(size / w, size / h)
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    pad_x, pad_y = (size - nw) // 2, (size - nh) // 2
+    canvas = np.full((size, size, 3), 114, np.uint8)
+    canvas[pad_y:pad_y + nh, pad_x:pad_x + nw] = resized
+    return canvas, Letterbox(scale, pad_x, pad_y)
+
+
+class Detector:
+    """One onnxruntime session of the tile model; ``__call__`` is safe to use from many threads."""
+
+    def __init__(self, model_path: str | os.PathLike = DEFAULT_MODEL, threads: int | None = None) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"model not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or os.cpu_count() or 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+        self.size = int(self.session.get_inputs()[0].shape[2])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        names = json.loads(meta["names"]) if meta.get("names", "").startswith("{\"") else None
+        if names and [names[str(i)] for i in range(len(names))] != list(CLASS_NAMES):
+            raise ValueError(f"{path}: its classes do not match this version's {len(CLASS_NAMES)} classes")
+        self.model_path = path
+
+    def raw(self, canvas: np.ndarray) -> np.ndarray:
+        """Run the network on one letterboxed BGR canvas; returns (4 + classes, anchors)."""
+        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        return self.session.run(None, {self.input_name: blob})[0][0]
+
+    def __call__(self, image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
+                 max_det: int = 300) -> Detections:
+        img = load_image(image)
+        h, w = img.shape[:2]
+        if tiled is None:  # a whole-table photo: tiles would shrink below ~20 px at the model's size
+            tiled = max(h, w) > 2.5 * self.size
+        boxes, scores = self._predict(img, 0, 0)
+        if tiled:
+            for x0, y0, crop in _crops(img, self.size):
+                b, s = self._predict(crop, x0, y0)
+                boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
+        return _postprocess(boxes, scores, conf, iou, max_det, (w, h))
+
+    def _predict(self, img: np.ndarray, x0: int, y0: int) -> tuple[np.ndarray, np.ndarray]:
+        canvas, lb = letterbox(img, self.size)
+        out = self.raw(canvas)
+        scores = out[4:].T  # (anchors, classes), already sigmoid
+        keep = scores.max(1) > 0.05
+        cx, cy, bw, bh = out[:4, keep]
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1)
+        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.pad_x) / lb.scale + x0
+        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.pad_y) / lb.scale + y0
+        return boxes, scores[keep]
+
+
+def _crops(img: np.ndarray, size: int, overlap: float = 0.2):
+    """Overlapping square crops of about twice the model size, for small tiles in large photos."""
+    h, w = img.shape[:2]
+    side = min(2 * size, h, w)
+    step = max(1, int(side * (1 - overlap)))
+    for y in range(0, max(1, h - side + step), step):
+        for x in range(0, max(1, w - side + step), step):
+            y0, x0 = min(y, h - side), min(x, w - side)
+            yield x0, y0, img[y0:y0 + side, x0:x0 + side]
+
+
+def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float, max_det: int,
+                 image_size: tuple[int, int]) -> Detections:
+    if len(boxes) == 0:
+        return Detections.empty(image_size)
+    best = scores.max(1)
+    mask = best >= conf
+    boxes, scores, best = boxes[mask], scores[mask], best[mask]
+    if len(boxes) == 0:
+        return Detections.empty(image_size)
+    # One tile, one label: class-agnostic NMS (neighbouring tiles barely overlap).
+    xywh = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], 1)
+    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), best.tolist(), conf, iou), dtype=np.int64).reshape(-1)
+    keep = keep[np.argsort(-best[keep])][:max_det]
+    boxes, scores, best = boxes[keep], scores[keep], best[keep]
+    w, h = image_size
+    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+    top3 = np.argsort(-scores, 1)[:, :3]
+    top3_scores = np.take_along_axis(scores, top3, 1)
+    probs = top3_scores / np.maximum(scores.sum(1, keepdims=True), 1e-9)
+    return Detections(boxes, best, top3[:, 0], top3, probs, image_size)
+
+
+_detectors: dict[str, Detector] = {}
+_lock = threading.Lock()
+
+
+def get_detector(model_path: str | os.PathLike | None = None) -> Detector:
+    """The process-wide :class:`Detector` for a model path (loaded once; ``ZHUOJI_MODEL`` overrides the default)."""
+    path = str(model_path or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
+    with _lock:
+        if path not in _detectors:
+            _detectors[path] = Detector(path)
+        return _detectors[path]
+
+
+def detect(image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
+           model_path: str | os.PathLike | None = None) -> Detections:
+    """Detect tiles in an image (path, encoded bytes or BGR array). Boxes are in original-image pixels."""
+    return get_detector(model_path)(image, conf=conf, iou=iou, tiled=tiled)

@@ -1,0 +1,127 @@
+"""Detector evaluation on labelled images: per-class AP at IoU 0.5 and the confusion between tile classes.
+
+Plain numpy so that any predictor (ours, a baseline) is scored by the same code: a predictor maps an image path to
+``(boxes xyxy, scores, class ids)`` in original-image pixels, in our class order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+
+Prediction = tuple[np.ndarray, np.ndarray, np.ndarray]
+SUITED = list(range(27))
+
+
+def read_yolo_labels(label_path: Path, width: int, height: int, remap: dict[int, int] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """YOLO txt (class cx cy w h, normalised) → (xyxy pixels, class ids), with an optional class remap."""
+    rows = [r.split() for r in label_path.read_text().splitlines() if r.strip()] if label_path.exists() else []
+    if not rows:
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.int64)
+    arr = np.array([[float(v) for v in r[:5]] for r in rows], np.float32)
+    cls = arr[:, 0].astype(np.int64)
+    if remap:
+        cls = np.array([remap.get(int(c), int(c)) for c in cls], np.int64)
+    cx, cy, w, h = arr[:, 1] * width, arr[:, 2] * height, arr[:, 3] * width, arr[:, 4] * height
+    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1), cls
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), 2)
+    area_a = np.prod(a[:, 2:] - a[:, :2], 1)
+    area_b = np.prod(b[:, 2:] - b[:, :2], 1)
+    return inter / (area_a[:, None] + area_b[None, :] - inter + 1e-9)
+
+
+@dataclass
+class EvalResult:
+    ap50: np.ndarray  # (NUM_CLASSES,), NaN where a class has no ground truth
+    gt_count: np.ndarray  # (NUM_CLASSES,)
+    confusion: np.ndarray  # (NUM_CLASSES + 1, NUM_CLASSES + 1): rows truth, cols predicted; last = none
+    images: int
+
+    def map50(self, classes: Iterable[int] = SUITED) -> float:
+        vals = [self.ap50[c] for c in classes if not np.isnan(self.ap50[c])]
+        return float(np.mean(vals)) if vals else float("nan")
+
+    def confused(self, pairs: Iterable[tuple[str, str]]) -> dict[str, int]:
+        """How often truth A was read as B (and B as A) among boxes found at IoU ≥ 0.5."""
+        idx = {n: i for i, n in enumerate(CLASS_NAMES)}
+        return {f"{a}→{b}": int(self.confusion[idx[a], idx[b]]) for a, b in pairs}
+
+
+def _ap(scores: np.ndarray, hits: np.ndarray, n_gt: int) -> float:
+    """COCO-style AP: mean interpolated precision at 101 recall points."""
+    if n_gt == 0:
+        return float("nan")
+    if len(scores) == 0:
+        return 0.0
+    order = np.argsort(-scores, kind="stable")
+    tp = np.cumsum(hits[order])
+    fp = np.cumsum(~hits[order])
+    recall = tp / n_gt
+    precision = tp / np.maximum(tp + fp, 1e-9)
+    envelope = np.flip(np.maximum.accumulate(np.flip(precision)))
+    idx = np.searchsorted(recall, np.linspace(0, 1, 101), side="left")
+    return float(np.where(idx < len(recall), envelope[np.minimum(idx, len(recall) - 1)], 0.0).mean())
+
+
+def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_dir: Path,
+             remap: dict[int, int] | None = None, desc: str = "evaluating") -> EvalResult:
+    """Score ``predict`` on images whose YOLO labels lie in ``label_dir`` (same stem, .txt)."""
+    per_class: list[list[tuple[float, bool]]] = [[] for _ in range(NUM_CLASSES)]
+    gt_count = np.zeros(NUM_CLASSES, np.int64)
+    confusion = np.zeros((NUM_CLASSES + 1, NUM_CLASSES + 1), np.int64)
+    for path in tqdm(images, desc=desc, unit="img"):
+        h, w = cv2.imread(str(path)).shape[:2]
+        gt_boxes, gt_cls = read_yolo_labels(label_dir / f"{path.stem}.txt", w, h, remap)
+        np.add.at(gt_count, gt_cls, 1)
+        boxes, scores, cls = predict(path)
+        # Per-class matching for AP (greedy by score, each truth matched once).
+        for c in np.unique(np.concatenate([cls, gt_cls])):
+            p = np.where(cls == c)[0]
+            g = np.where(gt_cls == c)[0]
+            p = p[np.argsort(-scores[p])]
+            ious = iou_matrix(boxes[p], gt_boxes[g])
+            used = np.zeros(len(g), bool)
+            for k, i in enumerate(p):
+                hit = False
+                if len(g):
+                    j = int(np.argmax(np.where(used, -1, ious[k])))
+                    if not used[j] and ious[k, j] >= 0.5:
+                        used[j] = hit = True
+                per_class[c].append((float(scores[i]), hit))
+        # Class-agnostic matching for the confusion matrix (confident boxes only).
+        confident = scores >= 0.25
+        ious = iou_matrix(gt_boxes, boxes[confident])
+        pred_cls = cls[confident]
+        taken = np.zeros(len(pred_cls), bool)
+        for t in np.argsort(-ious.max(1) if ious.size else np.zeros(len(gt_cls))):
+            row = np.where(taken, -1, ious[t]) if ious.size else np.array([])
+            if row.size and row.max() >= 0.5:
+                j = int(row.argmax())
+                taken[j] = True
+                confusion[gt_cls[t], pred_cls[j]] += 1
+            else:
+                confusion[gt_cls[t], NUM_CLASSES] += 1
+        for j in np.where(~taken)[0]:
+            confusion[NUM_CLASSES, pred_cls[j]] += 1
+    ap = np.array([_ap(np.array([s for s, _ in per_class[c]]), np.array([h for _, h in per_class[c]], bool),
+                       int(gt_count[c])) for c in range(NUM_CLASSES)])
+    return EvalResult(ap, gt_count, confusion, len(images))
+
+
+LOOKALIKES = [("1s", "2s"), ("7s", "8s"), ("4p", "5p"), ("5p", "6p"), ("4p", "6p"), ("1m", "2m"), ("2m", "3m"),
+              ("1m", "3m"), ("6s", "9s"), ("1s", "other")]
