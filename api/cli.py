@@ -10,6 +10,10 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scoring.melds import Meld
 
 
 class UserError(Exception):
@@ -24,7 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (add_waits,):
+    from api.vision_commands import add_detect, add_train
+
+    for add in (add_waits, add_hand, add_settle, add_detect, add_train):
         add(sub)
     return parser
 
@@ -32,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 def add_waits(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("waits", help="tiles that complete a hand (听牌 waits)")
     p.add_argument("concealed", help="concealed tiles, e.g. 1112345678999m")
+    _add_meld_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_waits)
 
@@ -39,12 +46,115 @@ def add_waits(sub: argparse._SubParsersAction) -> None:
 def run_waits(args: argparse.Namespace) -> int:
     from scoring import waits
 
-    result = waits(args.concealed)
+    melds = _melds(args.meld)
+    result = waits(args.concealed, melds)
     if args.json:
-        _print_json({"concealed": args.concealed, "waits": result})
+        _print_json({"concealed": args.concealed, "melds": [m.to_dict() for m in melds], "waits": result})
     else:
         print(" ".join(result) if result else "not ready (no tile completes this hand)")
     return 0
+
+
+def _add_meld_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--meld", action="append", default=[], metavar="TYPE:TILE",
+                   help="a laid meld, repeatable: pong:5m, kong:4m (点豆), added_kong:5p (转弯豆), "
+                        "concealed_kong:9s (闷豆)")
+
+
+def _melds(specs: Sequence[str]) -> list[Meld]:
+    """``["pong:5m", "concealed_kong:9s"]`` → melds; a malformed one is a :class:`UserError`."""
+    from scoring.melds import MELD_TYPES, parse_meld
+
+    melds = []
+    for spec in specs:
+        kind, sep, tile = spec.partition(":")
+        if not sep or kind not in MELD_TYPES:
+            raise UserError(f"--meld {spec!r}: expected TYPE:TILE with TYPE one of {', '.join(MELD_TYPES)}")
+        melds.append(parse_meld({"type": kind, "tile": tile}))
+    return melds
+
+
+def add_hand(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hand", help="hand type, fan and win value of a hand (牌型), or its waits without --win")
+    p.add_argument("concealed", help="concealed tiles without the winning tile, e.g. 123m456p789s5p")
+    p.add_argument("--win", metavar="TILE", help="the winning tile, e.g. 5p (omit to list the waits)")
+    p.add_argument("--self-drawn", action="store_true", help="自摸: the winner drew the tile himself")
+    _add_meld_option(p)
+    p.add_argument("--rules", default="gy-normal", help="rules preset: gy-normal, gy-reduced, liupanshui")
+    p.add_argument("--kong-draw", action="store_true", help="杠上花: won on a kong replacement draw")
+    p.add_argument("--hot-discard", action="store_true", help="热炮: the discarder's first discard after his kong")
+    p.add_argument("--robbed-kong", action="store_true", help="抢杠: won on another player's added kong")
+    p.add_argument("--bao-ting", action="store_true", help="报听: this player declared ready at the start")
+    p.add_argument("--discarder-bao-ting", action="store_true", help="杀报: the discarder declared 报听")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run_hand)
+
+
+def run_hand(args: argparse.Namespace) -> int:
+    from scoring import analyze_hand
+
+    result = analyze_hand(args.concealed, args.win, _melds(args.meld), args.self_drawn, args.rules,
+                          kong_draw=args.kong_draw, hot_discard=args.hot_discard, robbed_kong=args.robbed_kong,
+                          bao_ting=args.bao_ting, discarder_bao_ting=args.discarder_bao_ting)
+    if args.json:
+        _print_json(result)
+    else:
+        print("\n".join(result["explanation"]))
+    return 0
+
+
+def add_settle(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("settle", help="settle a whole table: hand fan, 豆 (kongs), 鸡 (chickens), next dealer")
+    p.add_argument("table", help="table state JSON file (see scoring/settle.py; examples in tests/data/tables)")
+    p.add_argument("--rules", metavar="PRESET", help="rules preset gy-normal, gy-reduced or liupanshui; replaces "
+                                                     "the file's preset, keeping its rule overrides")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run_settle)
+
+
+def run_settle(args: argparse.Namespace) -> int:
+    from scoring import settle
+
+    with open(args.table, encoding="utf-8") as f:
+        try:
+            state = json.load(f)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{args.table} is not valid JSON: {exc}") from None
+    if not isinstance(state, dict):
+        raise UserError(f"{args.table} must hold a JSON object (the table state)")
+    if args.rules is not None:
+        file_rules = state.get("rules")
+        overrides = {k: v for k, v in file_rules.items() if k != "preset"} if isinstance(file_rules, dict) else {}
+        state["rules"] = {"preset": args.rules, **overrides}
+    result = settle(state)
+    if args.json:
+        _print_json(result)
+    else:
+        print("\n".join(_settle_lines(result)))
+    return 0
+
+
+def _settle_lines(result: dict) -> list[str]:
+    """Human-readable settlement: one row per player, the itemized ledger, the next dealer."""
+    rules = result["rules"]
+    lines = [f"Rules: {rules['preset']}, 底分 (base) {rules['base']}", "",
+             # CJK characters are two columns wide: "叫牌" fills 4 of its 6, "豆"/"鸡" 2 of their 6.
+             f"{'seat':<10}叫牌  {'waits':<14}{'hand':>6}    豆    鸡{'total':>7}  win"]
+    for p in result["players"]:
+        seat = f"P{p['seat']}" + (" dealer" if p["dealer"] else "")
+        ready = "yes" if p["ting"] else "no"
+        waits = " ".join(p["waits"]) or "-"
+        win = f"{p['win']['name']} {p['win']['fan']} (W {p['win']['value']})" if p["win"] else ""
+        if p["burned"]:
+            win = (win + " 全烧 burned").strip()
+        lines.append(f"{seat:<10}{ready:<6}{waits:<14}{p['hand']:>6}{p['dou']:>6}{p['chicken']:>6}"
+                     f"{p['total']:>+7}  {win}")
+    lines += ["", "Ledger:"]
+    lines += [f"  {t['component']:<8}P{t['from']} → P{t['to']} {t['fan']:>3}  {t['reason']}" for t in result["ledger"]]
+    if not result["ledger"]:
+        lines.append("  (no payments)")
+    lines += ["", "Explanation:", *(f"  {line}" for line in result["explanation"])]
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -56,7 +56,7 @@ def parse_meld(obj: Meld | Mapping[str, Any]) -> Meld:
     if not isinstance(obj, Mapping):
         raise ValueError(f"a meld must be an object like {{'type': 'pong', 'tile': '5m'}}, not {obj!r}")
     kind = obj.get("type")
-    if kind not in MELD_TYPES:
+    if not isinstance(kind, str) or kind not in MELD_TYPES:
         raise ValueError(f"meld type must be one of {', '.join(MELD_TYPES)}, not {kind!r}")
     tile = obj.get("tile")
     tile_index(tile)  # raises ValueError for a non-tile

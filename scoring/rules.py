@@ -64,12 +64,14 @@ class Rules:
     chongfeng_mode: str = "replace"  # replace (2/4) | additive (3/6)
     zeren_extra: int = 1  # 金鸡: doubled
     wuguji: bool = False
+    wuguji_value: int = 2  # 乌骨鸡 8p worth this (P3 2, P1 1); doubled when F = 7p
     repao_extra: int = 1
     repao_burn: bool = True
     qianggang_burn: bool = False
     baoting_win: str = "max"  # max | add | replace
     baoting_q: int = 10
     yipao_reverse: bool = False
+    yipao_dealer: str = "gy"  # 一炮多响 next dealer: gy (S0/S2) | lps (S4, from the discarder's 下家)
     dealer_bonus: bool = False
     huang_dealer: str = "s2"  # s2 | qq | stay
     long_needs_win_tile: bool = False
@@ -90,7 +92,7 @@ PRESETS: dict[str, Rules] = {
     "gy-reduced": Rules(preset="gy-reduced", fan_table="gy_reduced", dou_values=DouValues(2, 3, 1), baoting_q=5),
     "liupanshui": Rules(preset="liupanshui", fan_table="lps", zimo_bonus="none", dou_values=DouValues(2, 3, 1),
                         hanbao_dou_scores=False, qianggang_burn=True, baoting_win="add", dealer_bonus=True,
-                        huang_dealer="stay"),
+                        huang_dealer="stay", yipao_dealer="lps"),
 }
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -102,6 +104,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "chongfeng_mode": ("replace", "additive"),
     "baoting_win": ("max", "add", "replace"),
     "huang_dealer": ("s2", "qq", "stay"),
+    "yipao_dealer": ("gy", "lps"),
     "pass_lock": ("penalty", "forbid"),
 }
 
@@ -121,7 +124,7 @@ def get_rules(spec: str | dict[str, Any] | Rules | None = "gy-normal") -> Rules:
         raise ValueError("rules must be a preset name or an object {'preset': ..., <overrides>}")
     overrides = dict(spec)
     name = overrides.pop("preset", "gy-normal")
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:
         raise ValueError(f"unknown rules preset {name!r}; choose one of {', '.join(PRESETS)}")
     rules = PRESETS[name]
     fields = {f.name: f for f in dataclasses.fields(Rules)}
@@ -152,8 +155,12 @@ def _dou_values(value: Any) -> DouValues:
         if isinstance(value, str):
             value = [int(v) for v in value.split("/")]
         if isinstance(value, dict):
-            return DouValues(**{k: int(v) for k, v in value.items()})
-        a, b, c = (int(v) for v in value)
-        return DouValues(a, b, c)
+            dou = DouValues(**{k: int(v) for k, v in value.items()})
+        else:
+            a, b, c = (int(v) for v in value)
+            dou = DouValues(a, b, c)
     except (TypeError, ValueError):
         raise ValueError(f"dou_values takes '闷/转弯/点' such as '2/3/1', not {value!r}") from None
+    if min(dou.concealed, dou.added, dou.exposed) < 0:
+        raise ValueError(f"dou_values must not be negative: {value!r}")
+    return dou

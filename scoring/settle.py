@@ -1,0 +1,112 @@
+"""Whole-table settlement of one hand (RULES.md §5–§8): ``settle(state, rules) -> result``.
+
+The state is the JSON form of the table at the end of a hand (RULES.md §10)::
+
+    {"rules": "gy-normal" | {"preset": "liupanshui", <config overrides>},   # optional
+     "dealer": 0, "streak": 1, "base": 1,                                   # optional: 0, 1, the rules' 底分
+     "players": [{"concealed": "123m456p...", "melds": [{"type": "pong", "tile": "5m", "from": 2}],
+                  "river": "1s9m" or ["1s", "9m"], "bao_ting": false}, ... 4 seats],
+     "outcome": {"type": "win", "winners": [1], "win_tile": "5p", "self_drawn": true, "discarder": null,
+                 "kong_draw": false, "hot_discard": false, "robbed_kong": false}
+              | {"type": "draw"}
+              | {"type": "pass_lock_penalty", "player": 2, "win_tile": "5p"}   # 包牌 (过水)
+              | {"type": "false_win", "player": 2},                            # 诈胡
+     "flipped": "4m" | null, "first_1s": {"discarder": 2, "claimed_by": null} | null}
+
+A winner's ``concealed`` excludes the winning tile. A ``"rules"`` key in the state wins over the ``rules``
+argument; ``"base"`` in the state wins over the rules' 底分. The result holds the itemized ledger (amounts
+already × 底分), the from→to matrix, per-player components and the next dealer; every component sums to zero.
+Invalid input raises ``ValueError`` with a readable message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from scoring.chickens import chicken_transfers
+from scoring.dealer import next_dealer
+from scoring.dou import dou_transfers
+from scoring.hand_fan import HandFan, hand_transfers
+from scoring.ledger import COMPONENTS, Transfer, matrix, net
+from scoring.rules import Rules
+from scoring.shapes import waits as shape_waits
+from scoring.table import SEATS, Table, Win, parse_table, table_counts
+from scoring.tiles import tile_index
+
+
+def settle(state: Mapping[str, Any], rules: str | Mapping[str, Any] | Rules | None = "gy-normal") -> dict[str, Any]:
+    """Settle one hand: hand fan (牌型), 豆 (kongs) and 鸡 (chickens) between the four seats."""
+    table = parse_table(state, rules)
+    waits, counted = _waits(table)
+    ting = _ting(table, counted)
+    hand = hand_transfers(table, ting, counted)
+    dou, dou_lines = dou_transfers(table, ting, hand.burned)
+    chickens, chicken_lines = chicken_transfers(table, ting, hand.burned)
+    dealer, streak, dealer_line = next_dealer(table, ting)
+
+    base = table.rules.base
+    times_base = "" if base == 1 else f"; × 底分 (base) {base} = {{}}"
+    ledger = [Transfer(t.payer, t.payee, t.fan * base, t.component, t.reason + times_base.format(t.fan * base))
+              for t in (*hand.transfers, *dou, *chickens) if t.fan * base]
+    nets = {c: net(ledger, SEATS, c) for c in COMPONENTS}
+    explanation = [f"Rules: {table.rules.preset}, 底分 (base) {base}",
+                   _ting_line(ting, table), *_dead_wait_lines(waits, counted), *hand.lines, *dou_lines,
+                   *chicken_lines, dealer_line]
+    return {
+        "rules": table.rules.to_dict(),
+        "ledger": [t.to_dict() for t in ledger],
+        "matrix": matrix(ledger, SEATS),
+        "players": [_player_row(table, seat, ting, waits, hand, nets) for seat in range(SEATS)],
+        "next_dealer": dealer,
+        "next_streak": streak,
+        "explanation": explanation,
+    }
+
+
+def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
+    """(all waits, waits that count for 叫牌) per seat; with ``dead_wait_counts=false`` a wait whose four
+    copies are all on the table (hands, melds, rivers, winning and flipped tile) does not count."""
+    all_waits = [shape_waits(list(p.concealed), list(p.melds)) for p in table.players]
+    if table.rules.dead_wait_counts:
+        return all_waits, all_waits
+    counts = table_counts(table)
+    return all_waits, [[w for w in ws if counts[tile_index(w)] < 4] for ws in all_waits]
+
+
+def _ting(table: Table, counted: list[list[str]]) -> list[bool]:
+    """叫牌 (ready) at settlement: winners, 报听 players, and anyone with a counted wait (§2)."""
+    outcome = table.outcome
+    winners = outcome.winners if isinstance(outcome, Win) else ()
+    return [seat in winners or player.bao_ting or bool(counted[seat])
+            for seat, player in enumerate(table.players)]
+
+
+def _ting_line(ting: list[bool], table: Table) -> str:
+    ready = [f"P{s}" + (" (报听)" if table.players[s].bao_ting else "") for s in range(SEATS) if ting[s]]
+    not_ready = [f"P{s}" for s in range(SEATS) if not ting[s]]
+    return f"叫牌 (ready): {', '.join(ready) or 'nobody'}; not 叫牌: {', '.join(not_ready) or 'nobody'}"
+
+
+def _dead_wait_lines(waits: list[list[str]], counted: list[list[str]]) -> list[str]:
+    return [f"Dead waits of P{s} not counted (all 4 copies on the table): {', '.join(sorted(dead))}"
+            for s in range(SEATS) if (dead := set(waits[s]) - set(counted[s]))]
+
+
+def _player_row(table: Table, seat: int, ting: list[bool], waits: list[list[str]], hand: HandFan,
+                nets: dict[str, list[int]]) -> dict[str, Any]:
+    won = hand.winners.get(seat)
+    return {
+        "seat": seat,
+        "ting": ting[seat],
+        "waits": waits[seat],
+        "hand": nets["hand"][seat],
+        "dou": nets["dou"][seat],
+        "chicken": nets["chicken"][seat],
+        "total": sum(nets[c][seat] for c in COMPONENTS),
+        "burned": seat in hand.burned,
+        "dealer": seat == table.dealer,
+        "win": None if won is None else {"type": won.hand_type.key, "name": won.hand_type.name_zh,
+                                         "name_en": won.hand_type.name_en, "fan": won.hand_type.fan,
+                                         "value": won.value},
+    }

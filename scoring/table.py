@@ -1,0 +1,358 @@
+"""The table at the end of a hand: the validated input of :func:`scoring.settle.settle` (RULES.md §10).
+
+``parse_table(state, rules)`` turns the JSON form into plain frozen dataclasses and raises ``ValueError`` with a
+readable message for anything that does not fit: unknown keys, wrong types, seats out of range, tile counts,
+a fifth copy of a tile anywhere on the table, or an outcome that contradicts itself.
+
+Precedence: a ``"rules"`` key inside the state wins over the ``rules`` argument; a ``"base"`` key (底分) inside
+the state wins over the base of the rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.melds import Meld, parse_melds
+from scoring.rules import Rules, get_rules
+from scoring.tiles import TILES, parse_tiles, tile_index, to_counts
+
+SEATS = 4
+HAND_SIZE = 13  # tiles before the winning tile, a meld counting 3 (a kong's 4th is its replacement draw)
+
+
+@dataclass(frozen=True)
+class Player:
+    concealed: tuple[str, ...]
+    melds: tuple[Meld, ...]
+    river: tuple[str, ...]  # discards still in front of the player, in discard order when given as a list
+    bao_ting: bool = False  # 报听 declared
+
+    @property
+    def meld_tiles(self) -> list[str]:
+        return [t for m in self.melds for t in m.tiles]
+
+    @property
+    def kongs(self) -> list[Meld]:
+        return [m for m in self.melds if m.is_kong]
+
+
+@dataclass(frozen=True)
+class Win:
+    winners: tuple[int, ...]
+    win_tile: str
+    self_drawn: bool
+    discarder: int | None = None  # the player who discarded the winning tile; the robbed player on 抢杠
+    kong_draw: bool = False  # 杠上花: self-drawn on a kong replacement
+    hot_discard: bool = False  # 热炮: the discarder's first discard after his kong
+    robbed_kong: bool = False  # 抢杠: won on the 4th tile of the discarder's 转弯豆
+
+
+@dataclass(frozen=True)
+class Draw:
+    """黄牌 (exhaustive draw): nobody won and the wall is empty."""
+
+
+@dataclass(frozen=True)
+class PassLockPenalty:
+    """包牌 (过水): the player passed a winnable discard, then won on another before his next draw."""
+
+    player: int
+    win_tile: str  # the tile of the voided win, needed for his win value W
+
+
+@dataclass(frozen=True)
+class FalseWin:
+    """诈胡 (false win): the player declared a win his tiles do not make."""
+
+    player: int
+
+
+Outcome = Win | Draw | PassLockPenalty | FalseWin
+
+
+@dataclass(frozen=True)
+class FirstOneS:
+    """The first 1s discarded this hand (冲锋鸡 if it stays in the river, 责任鸡 if claimed)."""
+
+    discarder: int
+    claimed_by: int | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    rules: Rules
+    dealer: int
+    streak: int  # k: hands dealt in a row by the current dealer, this one included
+    players: tuple[Player, ...]  # seats 0..3
+    outcome: Outcome
+    flipped: str | None = None  # 翻鸡 indicator F; None = no flip (wall empty, last tile, no winner)
+    first_1s: FirstOneS | None = None
+
+    def hand(self, seat: int) -> list[str]:
+        """The concealed tiles of a seat, with the winning tile added for a winner."""
+        tiles = list(self.players[seat].concealed)
+        if isinstance(self.outcome, Win) and seat in self.outcome.winners:
+            tiles.append(self.outcome.win_tile)
+        return tiles
+
+    def first_1s_is_win_tile(self) -> bool:
+        """The first discarded 1s was the winning tile of a 点炮: just a chicken in the winner's hand (P4)."""
+        first, win = self.first_1s, self.outcome
+        return (first is not None and isinstance(win, Win) and win.discarder == first.discarder
+                and win.win_tile == "1s" and not win.robbed_kong
+                and (first.claimed_by is None or first.claimed_by in win.winners))
+
+
+_STATE_KEYS = {"rules", "dealer", "streak", "players", "outcome", "flipped", "first_1s", "base"}
+_PLAYER_KEYS = {"concealed", "melds", "river", "bao_ting"}
+_MELD_KEYS = {"type", "tile", "from", "late"}
+_OUTCOME_KEYS = {
+    "win": {"type", "winners", "win_tile", "self_drawn", "discarder", "kong_draw", "hot_discard", "robbed_kong"},
+    "draw": {"type"},
+    "pass_lock_penalty": {"type", "player", "win_tile"},
+    "false_win": {"type", "player"},
+}
+
+
+def parse_table(state: Any, rules: str | Mapping[str, Any] | Rules | None = "gy-normal") -> Table:
+    """Validate a table state (JSON form, see module doc) into a :class:`Table`."""
+    obj = _object(state, "the table state", _STATE_KEYS, required=("players", "outcome"))
+    rule_set = get_rules(rules if obj.get("rules") is None else obj["rules"])
+    if "base" in obj:
+        rule_set = dataclasses.replace(rule_set, base=_whole(obj["base"], "base (底分)", minimum=1))
+    dealer = _seat(obj.get("dealer", 0), "dealer")
+    streak = _whole(obj.get("streak", 1), "streak (连庄 count k)", minimum=1)
+    raw_players = obj["players"]
+    if not isinstance(raw_players, list) or len(raw_players) != SEATS:
+        count = len(raw_players) if isinstance(raw_players, list) else type(raw_players).__name__
+        raise ValueError(f"players must be a list of {SEATS} seats, got {count}")
+    players = tuple(_player(p, seat) for seat, p in enumerate(raw_players))
+    outcome = _outcome(obj["outcome"])
+    flipped = None if obj.get("flipped") is None else _tile(obj["flipped"], "flipped (翻鸡 indicator)")
+    first_1s = _first_1s(obj.get("first_1s"))
+    table = Table(rule_set, dealer, streak, players, outcome, flipped, first_1s)
+    _check_table(table)
+    return table
+
+
+# ---- field parsers -------------------------------------------------------------------------------------------
+
+def _object(value: Any, where: str, allowed: set[str], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where} must be an object, not {type(value).__name__}")
+    unknown = sorted(map(repr, set(value) - allowed))
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(unknown)} in {where}; "
+                         f"allowed: {', '.join(sorted(allowed))}")
+    missing = [k for k in required if k not in value]
+    if missing:
+        raise ValueError(f"{where} lacks {', '.join(map(repr, missing))}")
+    return dict(value)
+
+
+def _whole(value: Any, where: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{where} must be a whole number ≥ {minimum}, not {value!r}")
+    return value
+
+
+def _seat(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SEATS:
+        raise ValueError(f"{where} must be a seat 0..{SEATS - 1}, not {value!r}")
+    return value
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{where} must be true or false, not {value!r}")
+    return value
+
+
+def _tile(value: Any, where: str) -> str:
+    try:
+        tile_index(value)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return value
+
+
+def _tiles(value: Any, where: str) -> tuple[str, ...]:
+    """MPSZ text (order lost) or a list of tile names (order kept)."""
+    if isinstance(value, str):
+        try:
+            return tuple(parse_tiles(value))
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+    if isinstance(value, list):
+        return tuple(_tile(t, where) for t in value)
+    raise ValueError(f"{where} must be MPSZ text such as '123m45p' or a list of tile names, "
+                     f"not {type(value).__name__}")
+
+
+def _player(value: Any, seat: int) -> Player:
+    where = f"P{seat}"
+    obj = _object(value, where, _PLAYER_KEYS, required=("concealed",))
+    raw_melds = obj.get("melds") or []
+    if not isinstance(raw_melds, list):
+        raise ValueError(f"{where} melds must be a list of meld objects, not {type(raw_melds).__name__}")
+    for meld in raw_melds:
+        if isinstance(meld, Mapping):
+            _object(meld, f"{where} meld", _MELD_KEYS)
+    try:
+        melds = parse_melds(raw_melds)
+    except ValueError as exc:
+        raise ValueError(f"{where} melds: {exc}") from None
+    return Player(concealed=_tiles(obj["concealed"], f"{where} concealed"), melds=tuple(melds),
+                  river=_tiles(obj.get("river", ""), f"{where} river"),
+                  bao_ting=_flag(obj.get("bao_ting", False), f"{where} bao_ting (报听)"))
+
+
+def _outcome(value: Any) -> Outcome:
+    kind = value.get("type") if isinstance(value, Mapping) else None
+    if not isinstance(kind, str) or kind not in _OUTCOME_KEYS:
+        raise ValueError(f"outcome must be an object whose type is one of {', '.join(_OUTCOME_KEYS)}, "
+                         f"not {kind if kind is not None else value!r}")
+    where = f"{kind} outcome"
+    if kind == "draw":
+        _object(value, where, _OUTCOME_KEYS[kind])
+        return Draw()
+    if kind == "false_win":
+        obj = _object(value, where, _OUTCOME_KEYS[kind], required=("player",))
+        return FalseWin(_seat(obj["player"], f"{where} player"))
+    if kind == "pass_lock_penalty":
+        obj = _object(value, where, _OUTCOME_KEYS[kind], required=("player", "win_tile"))
+        return PassLockPenalty(_seat(obj["player"], f"{where} player"), _tile(obj["win_tile"], f"{where} win_tile"))
+    obj = _object(value, where, _OUTCOME_KEYS[kind], required=("winners",))
+    if "win_tile" not in obj or obj["win_tile"] is None:
+        raise ValueError("a win needs its win_tile (the tile that completed the hand)")
+    winners = obj["winners"]
+    if not isinstance(winners, list) or not 1 <= len(winners) <= SEATS - 1:
+        raise ValueError(f"winners must be a list of 1 to 3 seats, not {winners!r}")
+    winners = tuple(_seat(w, "winner") for w in winners)
+    if len(set(winners)) != len(winners):
+        raise ValueError(f"winners lists a seat twice: {list(winners)}")
+    discarder = obj.get("discarder")
+    discarder = None if discarder is None else _seat(discarder, "discarder")
+    self_drawn = _flag(obj.get("self_drawn", discarder is None), "self_drawn (自摸)")
+    return Win(winners=winners, win_tile=_tile(obj["win_tile"], "win_tile"), self_drawn=self_drawn,
+               discarder=discarder, kong_draw=_flag(obj.get("kong_draw", False), "kong_draw (杠上花)"),
+               hot_discard=_flag(obj.get("hot_discard", False), "hot_discard (热炮)"),
+               robbed_kong=_flag(obj.get("robbed_kong", False), "robbed_kong (抢杠)"))
+
+
+def _first_1s(value: Any) -> FirstOneS | None:
+    if value is None:
+        return None
+    obj = _object(value, "first_1s", {"discarder", "claimed_by"}, required=("discarder",))
+    claimed_by = obj.get("claimed_by")
+    return FirstOneS(_seat(obj["discarder"], "first_1s discarder"),
+                     None if claimed_by is None else _seat(claimed_by, "first_1s claimed_by"))
+
+
+# ---- cross checks --------------------------------------------------------------------------------------------
+
+def _check_table(table: Table) -> None:
+    outcome = table.outcome
+    if isinstance(outcome, Win):
+        _check_win(table, outcome)
+    elif table.flipped is not None:
+        raise ValueError("flipped must be null: 翻鸡 (the flipped chicken) is only turned after a win")
+    for seat, player in enumerate(table.players):
+        _check_player(table, seat, player)
+    counts = table_counts(table)
+    over = [f"{TILES[i]} ×{c}" for i, c in enumerate(counts) if c > 4]
+    if over:
+        raise ValueError(f"more than 4 copies on the table (hands, melds, rivers, winning and flipped tile): "
+                         f"{', '.join(over)}")
+    if isinstance(outcome, PassLockPenalty):
+        own = to_counts([*_table_tiles(table, outcome.player), outcome.win_tile])
+        if max(own) > 4:
+            raise ValueError(f"P{outcome.player} cannot win on {outcome.win_tile}: all 4 copies are in his own tiles")
+    _check_first_1s(table)
+
+
+def table_counts(table: Table) -> list[int]:
+    """Copies of each tile on the table: hands, melds, rivers, the winning tile and the flipped tile."""
+    counts = to_counts(t for seat in range(SEATS) for t in _table_tiles(table, seat))
+    if isinstance(table.outcome, Win):
+        counts[tile_index(table.outcome.win_tile)] += 1  # one physical tile, however many players win on it
+    if table.flipped is not None:
+        counts[tile_index(table.flipped)] += 1
+    return counts
+
+
+def _table_tiles(table: Table, seat: int) -> list[str]:
+    player = table.players[seat]
+    return [*player.concealed, *player.meld_tiles, *player.river]
+
+
+def _check_player(table: Table, seat: int, player: Player) -> None:
+    size = len(player.concealed) + 3 * len(player.melds)
+    outcome = table.outcome
+    is_winner = isinstance(outcome, Win) and seat in outcome.winners
+    if size != HAND_SIZE:
+        role = "a winner holds 13 (the win tile is given apart)" if is_winner else "every player holds 13"
+        raise ValueError(f"P{seat} has {len(player.concealed)} concealed tiles and {len(player.melds)} melds = "
+                         f"{size} counting 3 per meld; {role}")
+    if player.bao_ting and player.melds:
+        raise ValueError(f"P{seat} declared 报听 (ready at the start) but has melds: a 报听 hand is locked, "
+                         f"no 碰/杠 (pong/kong)")
+    for meld in player.melds:
+        if meld.source == seat:
+            raise ValueError(f"P{seat}'s {meld.type} of {meld.tile} says it came from P{seat} himself")
+        if meld.type == "kong" and meld.source is None:
+            raise ValueError(f"P{seat}'s exposed kong (点豆) of {meld.tile} needs 'from': the seat whose "
+                             f"discard made it pays for it")
+        if meld.type == "concealed_kong" and meld.source is not None:
+            raise ValueError(f"P{seat}'s concealed kong (闷豆) of {meld.tile} cannot come from another seat")
+
+
+def _check_win(table: Table, win: Win) -> None:
+    d = win.discarder
+    if win.self_drawn:
+        if d is not None:
+            raise ValueError(f"a self-drawn win (自摸) has no discarder, but discarder is P{d}")
+        if len(win.winners) != 1:
+            raise ValueError("only one player can win by self-draw (自摸)")
+        if win.hot_discard or win.robbed_kong:
+            raise ValueError("热炮 (hot discard) and 抢杠 (robbed kong) are wins on another player's tile, "
+                             "not self-drawn")
+        if win.kong_draw and not table.players[win.winners[0]].kongs:
+            raise ValueError(f"杠上花 (win on a kong replacement) needs a kong of P{win.winners[0]}")
+        return
+    if win.kong_draw:
+        raise ValueError("杠上花 (kong_draw) is a self-drawn win; self_drawn must be true")
+    if d is None:
+        raise ValueError("a win on a discard (点炮) needs the discarder's seat")
+    if d in win.winners:
+        raise ValueError(f"the discarder P{d} cannot also be a winner")
+    discarder = table.players[d]
+    if win.hot_discard and win.robbed_kong:
+        raise ValueError("a win cannot be both 热炮 (hot discard) and 抢杠 (robbed kong)")
+    if win.hot_discard and not discarder.kongs:
+        raise ValueError(f"热炮 (hot discard) is the discarder's first discard after a kong, but P{d} has no kong")
+    if win.robbed_kong and not any(m.type == "pong" and m.tile == win.win_tile for m in discarder.melds):
+        raise ValueError(f"抢杠 (robbed kong): P{d} must hold the pong of {win.win_tile} he was upgrading "
+                         f"(list the robbed 转弯豆 as a pong)")
+
+
+def _check_first_1s(table: Table) -> None:
+    first = table.first_1s
+    if first is None:
+        return
+    d, r = first.discarder, first.claimed_by
+    won_on_it = table.first_1s_is_win_tile()
+    if r is None:
+        if "1s" not in table.players[d].river and not won_on_it:
+            raise ValueError(f"first_1s: P{d} discarded the first 1s, but it is not in P{d}'s river; "
+                             f"give claimed_by if someone took it")
+        return
+    if r == d:
+        raise ValueError(f"first_1s: P{d} cannot claim his own discard")
+    if won_on_it:
+        return
+    if not any(m.tile == "1s" and m.type in ("pong", "kong", "added_kong") for m in table.players[r].melds):
+        raise ValueError(f"first_1s: P{r} claimed the first 1s, so P{r} needs a pong or kong of 1s")
