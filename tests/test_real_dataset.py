@@ -1,0 +1,105 @@
+"""The real-data builder: class 27 (`other` in the source) becomes our 28, 0..26 stay; layout for ultralytics."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from vision.classes import BACK, CLASS_NAMES, OTHER
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+SAMPLES = ROOT / "datasets" / "samples"
+SAMPLE_LABELS = ROOT / "datasets" / "sample_labels"
+
+
+def _load(name: str) -> ModuleType:
+    """Import datasets/<name>.py by path (datasets/ is a folder of scripts, not an installed package)."""
+    spec = importlib.util.spec_from_file_location(f"zhuoji_datasets_{name}", ROOT / "datasets" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def real() -> ModuleType:
+    return _load("real")
+
+
+def _classes(text: str) -> list[int]:
+    return [int(row.split()[0]) for row in text.splitlines() if row.strip()]
+
+
+def test_remap_line(real: ModuleType) -> None:
+    assert real.remap_line("27 0.5 0.5 0.1 0.2") == f"{OTHER} 0.5 0.5 0.1 0.2"
+    for cls in (0, 13, 26):
+        assert real.remap_line(f"{cls} 0.1 0.2 0.3 0.4") == f"{cls} 0.1 0.2 0.3 0.4"
+    with pytest.raises(ValueError):
+        real.remap_line("28 0.1 0.2 0.3 0.4")  # not a source class
+
+
+def _source_copy(tmp: Path) -> Path:
+    """A tiny dataset shaped like the shared one, made from the samples with their ids mapped back (28 -> 27)."""
+    shared = tmp / "shared"
+    src = shared / "datasets" / "rf-chinese-mahjong-v4"
+    samples = sorted(SAMPLES.glob("*.jpg"))
+    for split, chunk in (("train", samples[:3]), ("valid", samples[3:5]), ("test", samples[5:6])):
+        (src / "images" / split).mkdir(parents=True)
+        (src / "labels" / split).mkdir(parents=True)
+        for img in chunk:
+            shutil.copy(img, src / "images" / split / img.name)
+            rows = (SAMPLE_LABELS / f"{img.stem}.txt").read_text().splitlines()
+            source_rows = [re.sub(r"^28 ", "27 ", r) for r in rows if r.strip()]
+            (src / "labels" / split / f"{img.stem}.txt").write_text("\n".join(source_rows) + "\n")
+    return shared
+
+
+def test_build_remaps_other_and_keeps_suited(real: ModuleType, tmp_path: Path) -> None:
+    shared = _source_copy(tmp_path)
+    data = real.build(tmp_path / "out", shared)
+    out = tmp_path / "out"
+    n_other = 0
+    for split in ("train", "valid", "test"):
+        for src_label in sorted((shared / "datasets/rf-chinese-mahjong-v4/labels" / split).glob("*.txt")):
+            before = _classes(src_label.read_text())
+            after = _classes((out / "labels" / split / src_label.name).read_text())
+            assert after == [OTHER if c == 27 else c for c in before]
+            assert BACK not in after
+            n_other += after.count(OTHER)
+            image = out / "images" / split / f"{src_label.stem}.jpg"
+            assert image.is_symlink() and image.resolve().parent.name == split
+    assert n_other > 0  # the samples include winds and dragons
+    text = data.read_text()
+    assert f"path: {out.resolve()}" in text
+    assert "val: images/valid" in text
+    assert "names: [" + ", ".join(f"'{n}'" for n in CLASS_NAMES) + "]" in text
+    real.build(out, shared)  # building again over the same folder works
+
+
+def test_merge_with_synth_lists_both(real: ModuleType, tmp_path: Path) -> None:
+    shared = _source_copy(tmp_path)
+    real.build(tmp_path / "real", shared)
+    for split in ("train", "val"):
+        (tmp_path / "synth" / "images" / split).mkdir(parents=True)
+    text = real.merge_with_synth(tmp_path / "real", tmp_path / "synth").read_text()
+    synth = (tmp_path / "synth").resolve()
+    assert f"'{synth / 'images' / 'train'}'" in text and f"'{synth / 'images' / 'val'}'" in text
+    assert "images/valid'" in text
+
+
+def test_samples_are_the_remapped_source_labels(real: ModuleType) -> None:
+    """Each sample's label equals its original test label remapped (names listed in the samples README)."""
+    table = re.findall(r"\| (sample_\d\d) \| (\S+\.jpg) \|", (SAMPLE_LABELS / "README.md").read_text())
+    assert len(table) == len(list(SAMPLES.glob("*.jpg"))) >= 15
+    source = SHARED / "datasets/rf-chinese-mahjong-v4/labels/test"
+    for sample, original in table:
+        expected = real.remap_label_text((source / f"{original[:-4]}.txt").read_text())
+        assert (SAMPLE_LABELS / f"{sample}.txt").read_text() == expected

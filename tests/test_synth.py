@@ -1,0 +1,162 @@
+"""The synthetic scene builder: reproducible, labels consistent with the image, faces never mirrored."""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.classes import BACK, CLASS_NAMES, NUM_CLASSES
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+SIZE = 320  # small scenes keep the suite fast; the builder scales tile sizes with the image size
+
+
+def _load(name: str) -> ModuleType:
+    """Import datasets/<name>.py by path (datasets/ is a folder of scripts, not an installed package)."""
+    spec = importlib.util.spec_from_file_location(f"zhuoji_datasets_{name}", ROOT / "datasets" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The builder with only the CC0 artwork (what a fresh CI machine has), its cache in a temp folder."""
+    module = _load("synth")
+    old = os.environ.get("ZHUOJI_CACHE")
+    os.environ["ZHUOJI_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    module.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests
+    module.set_shared(SHARED)
+    yield module
+    if old is None:
+        os.environ.pop("ZHUOJI_CACHE", None)
+    else:
+        os.environ["ZHUOJI_CACHE"] = old
+
+
+@pytest.fixture(scope="module")
+def scenes(synth: ModuleType) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    return [synth.render_scene(synth.scene_rng(11, i), SIZE) for i in range(5)]
+
+
+def test_same_seed_same_scene(synth: ModuleType, scenes: list) -> None:
+    for i in (0, 3):
+        img, boxes, classes = synth.render_scene(synth.scene_rng(11, i), SIZE)
+        ref_img, ref_boxes, ref_classes = scenes[i]
+        assert np.array_equal(img, ref_img)
+        assert np.array_equal(boxes, ref_boxes)
+        assert np.array_equal(classes, ref_classes)
+
+
+def test_different_seeds_differ(synth: ModuleType, scenes: list) -> None:
+    img, _, _ = synth.render_scene(synth.scene_rng(12, 0), SIZE)
+    assert not np.array_equal(img, scenes[0][0])
+
+
+def test_images_boxes_and_classes_are_well_formed(scenes: list) -> None:
+    for img, boxes, classes in scenes:
+        assert img.shape == (SIZE, SIZE, 3) and img.dtype == np.uint8
+        assert boxes.shape == (len(classes), 4)
+        assert len(classes) > 0
+        assert (boxes >= 0).all() and (boxes <= SIZE).all()
+        assert (boxes[:, 2] > boxes[:, 0]).all() and (boxes[:, 3] > boxes[:, 1]).all()
+        assert ((classes >= 0) & (classes < NUM_CLASSES)).all()
+
+
+def test_face_down_tiles_occur(scenes: list) -> None:
+    assert any((classes == BACK).any() for _, _, classes in scenes)
+
+
+def test_at_most_four_copies_per_scene(synth: ModuleType) -> None:
+    art = synth.get_art()
+    for i in range(20):
+        rng = synth.scene_rng(5, i)
+        ts = synth.random_tileset(rng, art)
+        _, tiles = synth.scene_layout(rng, ts, synth.other_faces(art))
+        counts = collections.Counter(t.face for t in tiles)
+        assert max(counts.values()) <= 4, counts.most_common(1)
+
+
+def test_face_frame_is_right_handed(synth: ModuleType) -> None:
+    """n = u x v for every pose, so the face texture is mapped without a mirror."""
+    ts = synth.random_tileset(np.random.default_rng(0), synth.get_art())
+    for pose in ("up", "down", "stand"):
+        for yaw in (0.0, 0.7, -2.5):
+            _, u, v, n = synth.tile_frame(synth.TilePose("1s", pose, 0.0, 0.0, yaw), ts)
+            assert np.allclose(np.cross(u, v), n)
+
+
+def _grey(img: np.ndarray) -> np.ndarray:
+    g = cv2.resize(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), (48, 64), interpolation=cv2.INTER_AREA)
+    g = g.astype(np.float64) - g.mean()
+    return g / (np.linalg.norm(g) + 1e-9)
+
+
+@pytest.mark.parametrize("face", ["1s", "7p", "3m"])  # glyphs that are not symmetric
+def test_face_is_not_mirrored(synth: ModuleType, face: str) -> None:
+    """A tile rendered face-up, straight from above, reads like the artwork and not like its mirror images."""
+    img, quad = synth.render_tile_face_on(face, 256)
+    w, h = synth.TEX_W, synth.TEX_H
+    rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    seen = _grey(cv2.warpPerspective(img, cv2.getPerspectiveTransform(quad.astype(np.float32), rect), (w, h)))
+
+    def best(flip: tuple[slice, slice]) -> float:
+        """Best match over the glyph sizes the builder uses, of the artwork flipped by ``flip``."""
+        scores = []
+        for scale in synth.GLYPH_SCALES:
+            alpha, colour = synth.scaled_glyph("fluffy", face, scale, 0)
+            art = (colour * alpha + 235 * (1 - alpha)).astype(np.uint8)
+            scores.append(float((seen * _grey(np.ascontiguousarray(art[flip]))).sum()))
+        return max(scores)
+
+    keep, mirror = slice(None), slice(None, None, -1)
+    same = best((keep, keep))
+    assert same > 0.8
+    for flip in ((keep, mirror), (mirror, keep), (mirror, mirror)):
+        assert same > best(flip) + 0.1
+
+
+def test_builder_never_flips() -> None:
+    source = (ROOT / "datasets" / "synth.py").read_text()
+    for call in ("cv2.flip", "np.flip", "fliplr", "flipud", "::-1"):
+        assert call not in source
+
+
+def test_labels_round_trip(synth: ModuleType, scenes: list, tmp_path: Path) -> None:
+    _, boxes, classes = scenes[1]
+    path = tmp_path / "a.txt"
+    path.write_text("\n".join(synth.yolo_lines(boxes, classes, SIZE)) + "\n")
+    back_boxes, back_classes = synth.read_yolo(path, SIZE)
+    assert np.array_equal(back_classes, classes)
+    assert np.allclose(back_boxes, boxes, atol=1e-3)
+
+
+def test_build_writes_an_ultralytics_dataset(synth: ModuleType, tmp_path: Path) -> None:
+    data = synth.build(tmp_path / "ds", n=4, seed=3, size=192, val_frac=0.25, progress=False)
+    root = tmp_path / "ds"
+    assert data == root / "data.yaml"
+    text = data.read_text()
+    assert f"path: {root.resolve()}" in text
+    assert "names: [" + ", ".join(f"'{n}'" for n in CLASS_NAMES) + "]" in text
+    train, val = sorted((root / "images" / "train").glob("*.jpg")), sorted((root / "images" / "val").glob("*.jpg"))
+    assert (len(train), len(val)) == (3, 1)
+    for img in train + val:
+        label = root / "labels" / img.parent.name / f"{img.stem}.txt"
+        assert label.exists()
+        for row in label.read_text().split("\n"):
+            if row:
+                cls, *xywh = row.split()
+                assert 0 <= int(cls) < NUM_CLASSES
+                assert all(0 <= float(v) <= 1 for v in xywh)
+        assert cv2.imread(str(img)).shape == (192, 192, 3)
