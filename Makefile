@@ -14,6 +14,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 install: $(VENV)/.installed
 
 test: install
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) \
+		|| echo "chromium could not be installed: the browser test (tests/test_web.py) will skip"
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

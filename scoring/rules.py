@@ -147,20 +147,29 @@ def get_rules(spec: str | dict[str, Any] | Rules | None = "gy-normal") -> Rules:
     return dataclasses.replace(rules, **clean)
 
 
+def _whole(v: Any) -> int:
+    """A whole number from an int or a digit string; anything else (1.5, inf, True) is refused."""
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    raise ValueError(v)
+
+
 def _dou_values(value: Any) -> DouValues:
     """Accept ``[3, 3, 3]``, ``"2/3/1"`` or ``{"concealed": 2, "added": 3, "exposed": 1}``."""
     if isinstance(value, DouValues):
         return value
     try:
         if isinstance(value, str):
-            value = [int(v) for v in value.split("/")]
+            value = value.split("/")
         if isinstance(value, dict):
-            dou = DouValues(**{k: int(v) for k, v in value.items()})
+            dou = DouValues(**{k: _whole(v) for k, v in value.items()})
         else:
-            a, b, c = (int(v) for v in value)
+            a, b, c = (_whole(v) for v in value)
             dou = DouValues(a, b, c)
     except (TypeError, ValueError):
-        raise ValueError(f"dou_values takes '闷/转弯/点' such as '2/3/1', not {value!r}") from None
+        raise ValueError(f"dou_values takes three whole numbers '闷/转弯/点' such as '2/3/1', not {value!r}") from None
     if min(dou.concealed, dou.added, dou.exposed) < 0:
         raise ValueError(f"dou_values must not be negative: {value!r}")
     return dou

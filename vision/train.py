@@ -210,10 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=ROOT / "runs")
     p.add_argument("--name", default="tiles")
     p.add_argument("--resume", action="store_true", help="continue runs/NAME/weights/last.pt")
+    p.add_argument("--cache", action="store_true", help="keep decoded training images in RAM (faster epochs)")
     p.add_argument("--export", type=Path, help="after training, export the best weights to this ONNX path")
     args = p.parse_args(argv)
     best = train(args.data, args.init, args.epochs, args.out, args.name, args.imgsz, args.batch, args.fraction,
-                 args.resume)
+                 args.resume, **({"cache": "ram"} if args.cache else {}))
     if args.export:
         print(export_onnx(best, args.export))
     return 0

@@ -1,0 +1,97 @@
+"""The FastAPI application: ``create_app()`` wires middleware, error handlers, routes and the web page.
+
+The tile model is loaded once per process at start-up (lifespan) and shared by every request; onnxruntime
+sessions are thread-safe. Photos are processed in worker threads behind a small limiter (see
+:class:`api.vision_service.InferenceRunner`), so the event loop keeps accepting requests and a burst of
+uploads queues instead of oversubscribing the CPU. Every process is stateless: run several (``--workers``) or
+several replicas behind any load balancer (api/README.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import metadata
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from api.errors import install_error_handlers
+from api.routes_scoring import router as scoring_router
+from api.routes_vision import router as vision_router
+from api.schemas import Health
+from api.uploads import BodyLimitMiddleware, body_limit
+from api.vision_service import InferenceRunner, load_detector
+from vision.classes import NUM_CLASSES
+
+log = logging.getLogger("zhuoji.api")
+WEB = Path(__file__).resolve().parent / "web"
+
+
+def version() -> str:
+    try:
+        return metadata.version("zhuoji")
+    except metadata.PackageNotFoundError:  # running from a source tree without `pip install -e .`
+        return "0.0.0+source"
+
+
+def create_app(model_path: str | os.PathLike | None = None, *, threads: int | None = None,
+               concurrency: int | None = None, max_waiting: int | None = None,
+               require_model: bool = False) -> FastAPI:
+    """A new application.
+
+    model_path: ONNX tile model (default ``ZHUOJI_MODEL`` or the shipped ``models/zhuoji-tiles.onnx``).
+    threads: onnxruntime threads per inference (default ``ZHUOJI_THREADS`` or all cores).
+    concurrency: photos processed at once (default ``ZHUOJI_CONCURRENCY`` or 1: one inference already uses
+    every core, so more only adds memory). max_waiting: photos queued beyond that before answering 503 busy
+    (default ``ZHUOJI_MAX_WAITING`` or 64). require_model: fail start-up without a model instead of serving
+    only the text endpoints.
+    """
+    env = os.environ.get
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.runner = InferenceRunner(concurrency or int(env("ZHUOJI_CONCURRENCY", "1")),
+                                           max_waiting if max_waiting is not None else int(env("ZHUOJI_MAX_WAITING", "64")))
+        try:
+            app.state.detector = load_detector(model_path, threads or int(env("ZHUOJI_THREADS", "0")) or None)
+            app.state.model_error = None
+            log.info("model loaded: %s", app.state.detector.model_path)
+        except (FileNotFoundError, ValueError, RuntimeError) as exc:
+            if require_model:
+                raise
+            # The text endpoints work without a model: start, report it at /healthz, answer photos with 503.
+            app.state.detector = None
+            app.state.model_error = str(exc)
+            log.warning("no tile model, photo endpoints answer 503: %s", exc)
+        yield
+
+    app = FastAPI(title="zhuoji — Guiyang 捉鸡 mahjong scorer", version=version(), lifespan=lifespan,
+                  description="Photo → tiles → hand type, fan, waits (听牌) and settlement for Guiyang 捉鸡 "
+                              "mahjong. Tiles in MPSZ: 123m456p789s (m 万, p 筒, s 条). Errors: "
+                              "`{\"error\": {\"code\", \"message\"}}`.")
+    app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
+    install_error_handlers(app)
+    app.include_router(vision_router)
+    app.include_router(scoring_router)
+
+    @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and model status")
+    def healthz() -> Health:
+        detector = getattr(app.state, "detector", None)
+        return Health(status="ok" if detector else "no_model", model_loaded=detector is not None,
+                      model=str(detector.model_path) if detector else None, version=version(),
+                      classes=NUM_CLASSES)
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/web", StaticFiles(directory=WEB), name="web")
+    return app
+
+
+app = create_app()

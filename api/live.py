@@ -1,0 +1,299 @@
+"""Live table mode (``zhuoji live``): read a camera, stream or video continuously and print the reading and score when it changes.
+
+Frames come from OpenCV. A live source (camera index, http/rtsp URL) is drained by a grabber thread that
+keeps only the newest frame, so detection runs as fast as the machine allows and frames that arrive meanwhile
+are dropped, never queued. A video file is read in order, every ``--every``-th frame processed, so runs repeat.
+
+One photo can misread a tile; a table does not change between two frames. :class:`ReadingVoter` keeps the
+readings of the last few processed frames and votes per position (each concealed tile, each meld, each discard,
+the 翻鸡 indicator); the voted reading is reported once most of the window agrees on it and it differs from
+the one reported before.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from api.errors import ApiError
+from api.schemas import HandAnalysis, ScoreContext
+from api.scoring_service import analyze
+from api.vision_service import hand_request
+from scoring.tiles import to_mpsz
+from vision.annotate import draw_detections
+from vision.detect import Detector
+from vision.layout import layout
+from vision.reading import Reading, read
+
+# ------------------------------------------------------------------------------------------------ frames
+
+
+def open_source(source: str) -> cv2.VideoCapture:
+    if not is_live(source) and not Path(source).is_file():
+        raise ValueError(f"{source}: no such video file")
+    cap = cv2.VideoCapture(int(source) if source.isdigit() else source)
+    if not cap.isOpened():
+        raise ValueError(f"cannot open video source {source!r} (a camera index, stream URL or video file)")
+    return cap
+
+
+def is_live(source: str) -> bool:
+    return source.isdigit() or "://" in source
+
+
+class LatestFrame:
+    """Grabber thread for a live source: always holds the newest frame; older ones are dropped."""
+
+    def __init__(self, cap: cv2.VideoCapture) -> None:
+        self.cap = cap
+        self.frame: np.ndarray | None = None
+        self.number = 0  # frames grabbed so far
+        self.ended = False
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._grab, daemon=True)
+        self.thread.start()
+
+    def _grab(self) -> None:
+        while not self.ended:
+            ok, frame = self.cap.read()
+            with self.cond:
+                if not ok:
+                    self.ended = True
+                else:
+                    self.frame, self.number = frame, self.number + 1
+                self.cond.notify_all()
+
+    def next(self, last: int) -> tuple[int, np.ndarray] | None:
+        """The newest frame after frame ``last``; None once the source has ended."""
+        with self.cond:
+            while self.number <= last and not self.ended:
+                self.cond.wait(timeout=1.0)
+            if self.number <= last:
+                return None
+            return self.number, self.frame  # type: ignore[return-value]
+
+    def stop(self) -> None:
+        self.ended = True
+
+
+class Frames:
+    """The frames to process from a source: ``for number, frame in Frames(source, every)``; ``read`` counts
+    every frame taken from the source (processed or dropped)."""
+
+    def __init__(self, source: str, every: int) -> None:
+        self.source, self.every, self.read = source, every, 0
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        cap = open_source(self.source)
+        try:
+            if is_live(self.source):
+                grabber = LatestFrame(cap)
+                last = 0
+                try:
+                    while (got := grabber.next(last)) is not None:
+                        last, frame = got
+                        self.read = grabber.number
+                        yield last, frame
+                finally:
+                    grabber.stop()
+                return
+            while True:
+                ok, frame = cap.read()
+                if not ok:
+                    return
+                self.read += 1
+                if (self.read - 1) % self.every == 0:
+                    yield self.read, frame
+        finally:
+            cap.release()
+
+
+# ---------------------------------------------------------------------------------------------- voting
+
+
+def _majority(values: list[Any]) -> tuple[Any, int]:
+    """Most common value and its votes; ties go to the latest."""
+    counts = Counter(values)
+    best = max(counts.values())
+    return next(v for v in reversed(values) if counts[v] == best), best
+
+
+def _vote_sequence(seqs: list[tuple[str, ...]]) -> tuple[tuple[str, ...], float]:
+    """Per-position majority over the sequences of the most common length; support = weakest position's share."""
+    length, _ = _majority([len(s) for s in seqs])
+    same = [s for s in seqs if len(s) == length]
+    out, support = [], len(same) / len(seqs)
+    for i in range(length):
+        tile, votes = _majority([s[i] for s in same])
+        out.append(tile)
+        support = min(support, votes / len(seqs))
+    return tuple(out), support
+
+
+@dataclass(frozen=True)
+class Voted:
+    """A reading agreed on by most of the window."""
+
+    concealed: tuple[str, ...]
+    melds: tuple[tuple[str, str | None], ...]
+    river: tuple[str, ...]
+    indicator: str | None
+    support: float  # weakest share of the window that agreed, 0..1
+
+    def reading(self) -> Reading:
+        tiles = [t for t in self.concealed if t != "?"]
+        return Reading(concealed=to_mpsz(tiles), concealed_tiles=list(self.concealed),
+                       melds=[{"type": k, "tile": t} for k, t in self.melds], river=list(self.river),
+                       indicator=self.indicator, count=len(self.concealed) + 3 * len(self.melds))
+
+    def text(self) -> str:
+        melds = " ".join(f"[{k}:{t or '?'}]" for k, t in self.melds)
+        return " ".join(x for x in ("".join(self.concealed), melds) if x) or "(no tiles)"
+
+
+class ReadingVoter:
+    """Votes over the readings of the last ``window`` processed frames."""
+
+    def __init__(self, window: int = 5, quorum: float = 0.6) -> None:
+        self.readings: deque[Reading] = deque(maxlen=max(1, window))
+        self.quorum = quorum
+
+    def add(self, reading: Reading) -> Voted | None:
+        """Add a frame's reading; the voted reading once the window is full and a quorum agrees."""
+        self.readings.append(reading)
+        if len(self.readings) < self.readings.maxlen:  # type: ignore[operator]
+            return None
+        rs = list(self.readings)
+        concealed, s1 = _vote_sequence([tuple(r.concealed_tiles) for r in rs])
+        melds, n_melds = _majority([tuple((m["type"], m["tile"]) for m in r.melds) for r in rs])
+        river, s2 = _vote_sequence([tuple(r.river) for r in rs])
+        indicator, n_ind = _majority([r.indicator for r in rs])
+        support = min(s1, s2, n_melds / len(rs), n_ind / len(rs))
+        if support < self.quorum:
+            return None
+        return Voted(concealed, melds, river, indicator, support)
+
+
+# ----------------------------------------------------------------------------------------------- scoring
+
+
+def score_line(voted: Voted, ctx: ScoreContext) -> tuple[str, HandAnalysis | None]:
+    """The score of a voted reading (the same glue as POST /v1/score), as one line."""
+    req, _, problem = hand_request(voted.reading(), ctx)
+    if req is None:
+        return f"no score: {problem.message if problem else 'unreadable'}", None
+    try:
+        a = analyze(req)
+    except ApiError as exc:
+        return f"no score: {exc.message}", None
+    if a.status == "win":
+        assert a.hand_type is not None
+        return f"{a.hand_type.name_zh} ({a.hand_type.name_en}) {a.hand_type.fan} fan, W {a.win_value}", a
+    if a.status == "ready":
+        return "叫牌 (ready), waits " + " ".join(f"{w.tile}×{w.copies_left}" for w in a.waits), a
+    return ("不成牌 (not a win)" if a.status == "not_a_win" else "not ready (未叫牌)"), a
+
+
+def _banner(image: np.ndarray, text: str) -> np.ndarray:
+    """ASCII text strip on top of a frame (OpenCV's fonts have no CJK glyphs)."""
+    out = image.copy()
+    scale = max(out.shape[:2]) / 1000
+    cv2.rectangle(out, (0, 0), (out.shape[1], int(36 * scale) + 6), (0, 0, 0), -1)
+    cv2.putText(out, text.encode("ascii", "replace").decode(), (6, int(28 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
+                0.8 * scale, (255, 255, 255), max(1, round(2 * scale)), cv2.LINE_AA)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------- loop
+
+
+@dataclass
+class LiveStats:
+    frames_read: int = 0
+    frames_processed: int = 0
+    changes: int = 0
+    seconds: float = 0.0
+    busy_seconds: float = 0.0  # time spent in detect + layout + read
+
+    @property
+    def fps(self) -> float:
+        return self.frames_processed / self.seconds if self.seconds else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"frames_read": self.frames_read, "frames_processed": self.frames_processed, "changes": self.changes,
+                "seconds": round(self.seconds, 2), "fps": round(self.fps, 2),
+                "ms_per_frame": round(1000 * self.busy_seconds / max(1, self.frames_processed), 1)}
+
+
+def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ctx: ScoreContext | None = None,
+         out: Path | None = None, max_frames: int | None = None, seconds: float | None = None,
+         emit=print, as_json: bool = False) -> LiveStats:
+    """Run live table mode; ``emit`` gets one line per change of the voted reading."""
+    ctx = ctx or ScoreContext()
+    voter = ReadingVoter(window)
+    stats = LiveStats()
+    writer: cv2.VideoWriter | None = None
+    reported: Voted | None = None
+    banner = "reading..."
+    source_frames = Frames(source, every)
+    start = time.perf_counter()
+    try:
+        for number, frame in source_frames:
+            t0 = time.perf_counter()
+            dets = detector(frame)
+            reading = read(dets, layout(dets), frame)
+            stats.busy_seconds += time.perf_counter() - t0
+            stats.frames_processed += 1
+            stats.frames_read = source_frames.read
+            voted = voter.add(reading)
+            if voted is not None and (reported is None or voted.text() != reported.text()):
+                reported = voted
+                stats.changes += 1
+                line, analysis = score_line(voted, ctx)
+                banner = f"{voted.text()} | {line}"
+                elapsed = time.perf_counter() - start
+                if as_json:
+                    emit(json.dumps({"frame": number, "seconds": round(elapsed, 2), "reading": voted.text(),
+                                     "support": round(voted.support, 2), "score": line,
+                                     "analysis": analysis.model_dump(mode="json") if analysis else None},
+                                    ensure_ascii=False))
+                else:
+                    emit(f"[frame {number}, {elapsed:.1f} s] {voted.text()} → {line}")
+            if out is not None:
+                image = _banner(draw_detections(frame, dets), banner)
+                if writer is None:
+                    writer = _writer(out, source, every, image.shape)
+                writer.write(image)
+            stats.seconds = time.perf_counter() - start
+            if (max_frames and stats.frames_processed >= max_frames) or (seconds and stats.seconds >= seconds):
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if writer is not None:
+            writer.release()
+    stats.seconds = time.perf_counter() - start
+    stats.frames_read = source_frames.read
+    return stats
+
+
+def _writer(out: Path, source: str, every: int, shape: tuple[int, ...]) -> cv2.VideoWriter:
+    cap = cv2.VideoCapture(int(source) if source.isdigit() else source)
+    fps = cap.get(cv2.CAP_PROP_FPS) or 10.0
+    cap.release()
+    fps = max(1.0, fps / every) if not is_live(source) else 5.0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fourcc = cv2.VideoWriter_fourcc(*("MJPG" if out.suffix.lower() == ".avi" else "mp4v"))
+    writer = cv2.VideoWriter(str(out), fourcc, fps, (shape[1], shape[0]))
+    if not writer.isOpened():
+        raise ValueError(f"cannot write video {out} (use a .mp4 or .avi name)")
+    return writer

@@ -1,0 +1,145 @@
+"""Routes that take photos: /v1/detect, /v1/read, /v1/score, /v1/chajiao/photos.
+
+``async def`` routes: the upload is read on the event loop (bounded by the body-size middleware), then the
+CPU-bound work runs in a worker thread through ``app.state.runner``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from api.errors import ApiError, invalid_input
+from api.schemas import (
+    ChajiaoResponse,
+    DetectResponse,
+    ErrorResponse,
+    MeldIn,
+    Preset,
+    ReadResponse,
+    RetakeReason,
+    ScoreContext,
+    ScoreResponse,
+)
+from api.scoring_service import DrawHand, chajiao
+from api.uploads import check_image
+from api.vision_service import detect_photo, read_photo, read_response, score_photo
+from scoring import parse_tiles
+from vision.detect import Detector
+
+ERRORS = {413: {"model": ErrorResponse, "description": "body over 20 MB"},
+          415: {"model": ErrorResponse, "description": "not a JPEG, PNG, WebP, BMP or TIFF image"},
+          422: {"model": ErrorResponse, "description": "corrupt or oversized image, or bad context"},
+          503: {"model": ErrorResponse, "description": "no model loaded, or busy (Retry-After)"}}
+
+router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
+ImageFile = Annotated[UploadFile, File(description="photo of one player's tiles (JPEG, PNG, WebP, BMP, TIFF)")]
+
+
+def _detector(request: Request) -> Detector:
+    detector = getattr(request.app.state, "detector", None)
+    if detector is None:
+        reason = getattr(request.app.state, "model_error", None) or "no model"
+        raise ApiError(503, "model_unavailable", f"the tile model is not loaded ({reason}); text endpoints still work")
+    return detector
+
+
+async def _image_bytes(upload: UploadFile, field: str = "image") -> bytes:
+    data = await upload.read()
+    check_image(data, upload.content_type, field)
+    return data
+
+
+@router.post("/detect", response_model=DetectResponse, summary="Find and name the tiles in a photo")
+async def post_detect(request: Request, image: ImageFile) -> DetectResponse:
+    """Boxes, tile names (1m..9s, back = face down, other = not in the 108-tile set) and confidences."""
+    data = await _image_bytes(image)
+    detector = _detector(request)
+    return await request.app.state.runner.run(detect_photo, detector, data)
+
+
+@router.post("/read", response_model=ReadResponse, summary="Read one player's tiles from a photo")
+async def post_read(request: Request, image: ImageFile) -> ReadResponse:
+    """The layout (手牌 concealed hand, 副露 melds, 牌河 discards, 翻鸡 indicator) and the reading: each box's
+    tile after the rules' checks (at most 4 copies, melds alike, a 14-tile hand complete), doubtful tiles, and
+    retake reasons in plain words. The live camera view polls this."""
+    data = await _image_bytes(image)
+    detector = _detector(request)
+    photo = await request.app.state.runner.run(read_photo, detector, data)
+    return ReadResponse(**read_response(photo, detector.model_path.name))
+
+
+@router.post("/score", response_model=ScoreResponse, summary="Score the hand in a photo")
+async def post_score(request: Request, image: ImageFile, context: Annotated[ScoreContext, Form()]) -> ScoreResponse:
+    """Read the photo, then score its hand: 牌型 hand type (中文 + English), fan, win value, waits (听牌) with the
+    copies still unseen, 叫牌 (ready) status, explanation lines, and the photo with labelled boxes. A 14-tile
+    hand is scored as won (winning tile: ``win_tile`` or the last tile); a 13-tile hand gets its waits. When
+    the tiles read cannot be scored (wrong count, unreadable tile), ``analysis`` is null and ``score_error``
+    says why; ``hand_request`` is what to send to /v1/hand after correcting the tiles."""
+    unknown = sorted(set((await request.form()).keys()) - set(ScoreContext.model_fields) - {"image"})
+    if unknown:
+        raise ApiError(422, "invalid_request", f"unknown form field(s) {', '.join(unknown)}; known: image, "
+                                               f"{', '.join(ScoreContext.model_fields)}")
+    data = await _image_bytes(image)
+    detector = _detector(request)
+    return await request.app.state.runner.run(score_photo, detector, data, context)
+
+
+def _text_hand(seat: int, text: str) -> DrawHand:
+    """``"123m456p789s1p pong:5m"``: MPSZ concealed tiles, then melds as TYPE:TILE (as ``zhuoji hand --meld``)."""
+    tiles, melds = [], []
+    for token in text.split():
+        kind, sep, tile = token.partition(":")
+        if sep:
+            try:
+                melds.append(MeldIn.model_validate({"type": kind, "tile": tile}))
+            except ValidationError:
+                raise ApiError(422, "invalid_hand", f"hand{seat}: meld {token!r}: expected TYPE:TILE with TYPE one "
+                                                    f"of pong, kong, added_kong, concealed_kong") from None
+        else:
+            with invalid_input():
+                tiles += parse_tiles(token)
+    return DrawHand(seat=seat, concealed=tiles, melds=melds)
+
+
+def _photo_hand(detector: Detector, seat: int, data: bytes) -> DrawHand:
+    photo = read_photo(detector, data, field=f"photo{seat}")
+    reading = photo.reading
+    if "?" in reading.concealed_tiles or any(m["tile"] is None for m in reading.melds):
+        raise ApiError(422, "unreadable_tile", f"photo{seat}: a tile could not be read (or a 闷豆 lies face down); "
+                                               f"retake it or send hand{seat} as text")
+    return DrawHand(seat=seat, concealed=list(reading.concealed_tiles),
+                    melds=[MeldIn(type=m["type"], tile=m["tile"]) for m in reading.melds], source="photo",
+                    seen=[t for t in reading.river if t != "?"],
+                    retake=[RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake])
+
+
+Hand = Annotated[str | None, Form(max_length=200, description="MPSZ text, melds as TYPE:TILE, e.g. "
+                                                              "'123m456p789s1p pong:5m'")]
+Photo = Annotated[UploadFile | None, File(description="photo of the hand")]
+
+
+@router.post("/chajiao/photos", response_model=ChajiaoResponse, summary="黄牌查叫 from photos and/or text")
+async def post_chajiao_photos(request: Request, photo0: Photo = None, photo1: Photo = None, photo2: Photo = None,
+                              photo3: Photo = None, hand0: Hand = None, hand1: Hand = None, hand2: Hand = None,
+                              hand3: Hand = None, rules: Annotated[Preset, Form()] = "gy-normal",
+                              dealer: Annotated[int, Form(ge=0, le=3)] = 0,
+                              streak: Annotated[int, Form(ge=1, le=1000)] = 1) -> ChajiaoResponse:
+    """The exhaustive-draw check (RULES.md §8.7) with each seat N given as ``photoN`` or ``handN`` (2–4 seats):
+    who is 叫牌 (ready), waits and best fan, who pays whom."""
+    photos, texts = [photo0, photo1, photo2, photo3], [hand0, hand1, hand2, hand3]
+    hands = []
+    for seat, (photo, text) in enumerate(zip(photos, texts, strict=True)):
+        if photo is not None and text:
+            raise ApiError(422, "invalid_request", f"seat {seat}: give photo{seat} or hand{seat}, not both")
+        if text:
+            hands.append(_text_hand(seat, text))
+        elif photo is not None:
+            data = await _image_bytes(photo, f"photo{seat}")
+            hands.append(await request.app.state.runner.run(_photo_hand, _detector(request), seat, data))
+    if len(hands) < 2:
+        raise ApiError(422, "invalid_request", "give at least 2 hands (photoN or handN for seats N = 0..3)")
+    return await run_in_threadpool(chajiao, hands, rules, dealer, streak)

@@ -1,0 +1,504 @@
+// 捉鸡 scorer web page: photo or live camera → /v1/score or /v1/read; corrections re-score via /v1/hand
+// (text only, the detector does not run again). No build step, no framework.
+"use strict";
+
+const SUIT_ZH = { m: "万", p: "筒", s: "条" };
+const TILES = ["m", "p", "s"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((r) => `${r}${s}`));
+const MELD_TYPES = { pong: "碰 pong", kong: "点豆 kong", added_kong: "转弯豆 added kong", concealed_kong: "闷豆 concealed kong" };
+const MAX_SIDE = 1600; // photos are scaled down before upload: faster on phones, enough pixels for hand photos
+const LIVE_EVERY_MS = 700; // live view: one frame to /v1/read every 0.7 s (skipped while one is in flight)
+const LIVE_STABLE = 3; // freeze when the same reading comes back this many times in a row
+
+const $ = (id) => document.getElementById(id);
+
+// The editable reading. Entries keep the box they came from (null when added by hand).
+const state = {
+  photo: null, // {url, width, height}
+  boxes: [], // ReadTile list from the server, drawn over the photo
+  hand: [], // [{tile, box, doubtful, fixed}]
+  melds: [], // [{type, tile, boxes}]
+  river: [], // [{tile, box}]
+  indicator: null, // {tile, box}
+  removed: new Set(), // boxes whose tile was removed from the hand
+  seq: 0, // only the answer to the latest request is shown
+};
+
+// ----------------------------------------------------------------------------------------- small helpers
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (v !== false && v != null) el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c != null) el.append(c instanceof Node ? c : String(c));
+  return el;
+}
+
+function svg(tag, attrs = {}) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  return el;
+}
+
+function setStatus(text, isError = false) {
+  const el = $("status");
+  el.textContent = text;
+  el.classList.toggle("error", isError);
+}
+
+function tileChip(tile, attrs = {}) {
+  const valid = TILES.includes(tile);
+  const cls = valid ? tile[1] : tile === "back" ? "back" : "unknown";
+  const label = valid ? [tile[0], h("small", {}, SUIT_ZH[tile[1]])] : [tile === "back" ? "▇" : "?"];
+  return h("button", { type: "button", class: `tile ${cls} ${attrs.class || ""}`, "data-tile": tile,
+                       "aria-label": tile, onclick: attrs.onclick }, ...label);
+}
+
+// "12m5p3m": MPSZ that keeps the order of the tiles (the last one is the winning tile in auto mode).
+function toText(tiles) {
+  let out = "";
+  tiles.forEach((t, i) => {
+    out += t[0];
+    if (i === tiles.length - 1 || tiles[i + 1][1] !== t[1]) out += t[1];
+  });
+  return out;
+}
+
+function fromText(text) {
+  const tiles = [];
+  let ranks = [];
+  for (const ch of text.replace(/\s+/g, "")) {
+    if (/[0-9]/.test(ch)) ranks.push(ch);
+    else { tiles.push(...ranks.map((r) => r + ch)); ranks = []; }
+  }
+  return ranks.length ? null : tiles; // the server explains anything else (honors, fifth copies, ...)
+}
+
+async function postJSON(url, body) {
+  const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
+                                 body: JSON.stringify(body) });
+  return [res.ok, await res.json()];
+}
+
+// ------------------------------------------------------------------------------------------------ context
+
+function context() {
+  const selfDrawn = document.querySelector("input[name=how]:checked").value === "self";
+  return {
+    rules: $("rules").value,
+    self_drawn: selfDrawn,
+    kong_draw: $("kong-draw").checked,
+    hot_discard: $("hot-discard").checked,
+    robbed_kong: $("robbed-kong").checked,
+    bao_ting: $("bao-ting").checked,
+    discarder_bao_ting: $("discarder-bao-ting").checked,
+  };
+}
+
+function setHow(value) {
+  document.querySelector(`input[name=how][value=${value}]`).checked = true;
+}
+
+// ------------------------------------------------------------------------------------- reading ↔ state
+
+function loadReading(data) {
+  state.boxes = data.tiles;
+  state.removed = new Set();
+  const byOrder = (a, b) => a.order - b.order;
+  state.hand = data.tiles.filter((t) => t.role === "concealed").sort(byOrder)
+    .map((t) => ({ tile: t.tile, box: t.index, doubtful: t.doubtful }));
+  state.melds = data.hand.melds.map((m) => ({ type: m.type, tile: m.tile, boxes: m.boxes }));
+  state.river = data.tiles.filter((t) => t.role === "river").sort(byOrder).map((t) => ({ tile: t.tile, box: t.index }));
+  const ind = data.tiles.find((t) => t.role === "indicator");
+  state.indicator = ind ? { tile: ind.tile, box: ind.index } : null;
+  showRetake(data.retake || []);
+}
+
+function boxLabel(box) {
+  const e = state.hand.find((x) => x.box === box.index);
+  if (e) return ["concealed", e.tile, e.fixed];
+  const m = state.melds.find((x) => x.boxes.includes(box.index));
+  if (m) return ["meld", box.detected === "back" || !m.tile ? "back" : m.tile, false];
+  const r = state.river.find((x) => x.box === box.index);
+  if (r) return ["river", r.tile, r.fixed];
+  if (state.indicator && state.indicator.box === box.index) return ["indicator", state.indicator.tile, false];
+  return [state.removed.has(box.index) ? "removed" : "unassigned", box.tile, false];
+}
+
+// --------------------------------------------------------------------------------------------- drawing
+
+function drawOverlay() {
+  const overlay = $("overlay");
+  overlay.replaceChildren();
+  if (!state.photo) return;
+  overlay.setAttribute("viewBox", `0 0 ${state.photo.width} ${state.photo.height}`);
+  for (const b of state.boxes) {
+    const [role, tile, fixed] = boxLabel(b);
+    const [x1, y1, x2, y2] = b.box;
+    const g = svg("g", { class: `box ${role}${b.doubtful ? " doubtful" : ""}${fixed ? " fixed" : ""}`,
+                         "data-index": b.index });
+    const rect = svg("rect", { x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 3 });
+    const text = svg("text", { x: x1 + 2, y: y1 - 3, "font-size": Math.max(12, (y2 - y1) * 0.32) });
+    text.textContent = tile;
+    g.append(rect, text);
+    g.addEventListener("click", () => pickForBox(b));
+    overlay.append(g);
+  }
+}
+
+function drawHand() {
+  const strip = $("hand-strip");
+  strip.replaceChildren();
+  state.hand.forEach((e, i) => {
+    const last = i === state.hand.length - 1 && handCount() === 14 && !$("win-tile").value;
+    strip.append(tileChip(e.tile, { class: `${e.doubtful ? "doubtful" : ""} ${e.fixed ? "fixed" : ""} ${last ? "win" : ""}`,
+                                    onclick: () => openPicker({ kind: "hand", index: i }) }));
+  });
+  const melds = $("meld-strip");
+  melds.replaceChildren();
+  state.melds.forEach((m, i) => {
+    const type = h("select", { class: "kind", "aria-label": "meld type",
+                               onchange: (ev) => { m.type = ev.target.value; changed(); } },
+                   Object.entries(MELD_TYPES).map(([k, v]) => h("option", { value: k, selected: k === m.type }, v)));
+    const n = m.type === "pong" ? 3 : 4;
+    const chips = Array.from({ length: n }, () => tileChip(m.tile || "back",
+      { onclick: () => openPicker({ kind: "meld", index: i }) }));
+    melds.append(h("span", { class: "meld" }, type, chips));
+  });
+  const n = handCount();
+  $("count").textContent = `${n} tiles${n === 13 ? " · waiting" : n === 14 ? " · won" : " · a hand has 13 or 14"}`;
+  $("hand-text").value = toText(state.hand.map((e) => e.tile).filter((t) => TILES.includes(t)));
+  $("meld-text").value = state.melds.map((m) => `${m.type}:${m.tile || "?"}`).join(" ");
+}
+
+function handCount() {
+  return state.hand.length + 3 * state.melds.length;
+}
+
+function render() {
+  drawOverlay();
+  drawHand();
+}
+
+function showRetake(reasons) {
+  $("retake").hidden = reasons.length === 0;
+  $("retake-list").replaceChildren(...reasons.map((r) => h("li", {}, r.message)));
+}
+
+// ----------------------------------------------------------------------------------------------- picker
+
+let pickTarget = null;
+
+function openPicker(target) {
+  pickTarget = target;
+  const titles = { hand: "Which tile is it?", meld: "Tile of this meld", river: "Discarded tile",
+                   indicator: "翻鸡 flipped tile", box: "Add this tile to the hand", new: "Add a tile to the hand",
+                   newmeld: "Tile of the new meld (碰 pong)" };
+  $("picker-title").textContent = titles[target.kind];
+  $("picker-back").hidden = target.kind !== "meld";
+  $("picker-remove").hidden = ["box", "new", "newmeld"].includes(target.kind);
+  $("picker").showModal();
+  // Start on the tile as read, so the player sees what is being corrected.
+  const current = { hand: () => state.hand[target.index].tile, meld: () => state.melds[target.index].tile,
+                    river: () => state.river[target.index].tile, indicator: () => state.indicator.tile }[target.kind];
+  const button = current && $("picker-grid").querySelector(`[data-tile="${current()}"]`);
+  if (button) button.focus();
+}
+
+function pickForBox(b) {
+  const [role] = boxLabel(b);
+  if (role === "concealed") openPicker({ kind: "hand", index: state.hand.findIndex((e) => e.box === b.index) });
+  else if (role === "meld") openPicker({ kind: "meld", index: state.melds.findIndex((m) => m.boxes.includes(b.index)) });
+  else if (role === "river") openPicker({ kind: "river", index: state.river.findIndex((e) => e.box === b.index) });
+  else if (role === "indicator") openPicker({ kind: "indicator" });
+  else openPicker({ kind: "box", box: b.index });
+}
+
+function applyPick(tile) {
+  const t = pickTarget;
+  if (!t) return;
+  if (t.kind === "hand") Object.assign(state.hand[t.index], { tile, fixed: true, doubtful: false });
+  else if (t.kind === "meld") state.melds[t.index].tile = tile;
+  else if (t.kind === "river") Object.assign(state.river[t.index], { tile, fixed: true });
+  else if (t.kind === "indicator") state.indicator.tile = tile;
+  else if (t.kind === "box") { state.removed.delete(t.box); state.hand.push({ tile, box: t.box, fixed: true }); }
+  else if (t.kind === "new") state.hand.push({ tile, box: null, fixed: true });
+  else if (t.kind === "newmeld") state.melds.push({ type: "pong", tile, boxes: [] });
+  closePicker();
+}
+
+function removePicked() {
+  const t = pickTarget;
+  if (t.kind === "hand") {
+    const [e] = state.hand.splice(t.index, 1);
+    if (e.box != null) state.removed.add(e.box);
+  } else if (t.kind === "meld") state.melds.splice(t.index, 1);
+  else if (t.kind === "river") state.river.splice(t.index, 1);
+  else if (t.kind === "indicator") state.indicator = null;
+  closePicker();
+}
+
+function closePicker() {
+  $("picker").close();
+  pickTarget = null;
+  changed();
+}
+
+function buildPicker() {
+  const grid = $("picker-grid");
+  for (const t of TILES) grid.append(tileChip(t, { onclick: () => applyPick(t) }));
+  $("picker-back").addEventListener("click", () => applyPick(null));
+  $("picker-remove").addEventListener("click", removePicked);
+  for (const id of ["win-tile", "flipped"]) {
+    for (const t of TILES) $(id).append(h("option", { value: t }, `${t} ${t[0]}${SUIT_ZH[t[1]]}`));
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ scoring
+
+function changed() {
+  render();
+  rescore();
+}
+
+// The /v1/hand request for the current tiles, or a message saying what is missing.
+function handRequest() {
+  const tiles = state.hand.map((e) => e.tile);
+  if (tiles.some((t) => !TILES.includes(t))) return [null, "A tile of the hand could not be read: tap it and choose."];
+  if (state.melds.some((m) => !m.tile)) return [null, "A 闷豆 (concealed kong) lies face down: tap it and choose its tile."];
+  const count = handCount();
+  let win = $("win-tile").value || null;
+  if (count === 14) {
+    win = win || tiles[tiles.length - 1];
+    const at = tiles.lastIndexOf(win);
+    if (at < 0) return [null, `The winning tile ${win} is not in the hand.`];
+    tiles.splice(at, 1);
+  } else if (count !== 13) {
+    return [null, `${count} tiles (concealed + 3 per meld): a hand has 13 (waiting) or 14 (won). ` +
+                  "Tap ＋ tile to add a missing one, or tap a tile to remove it."];
+  }
+  const flipped = $("flipped").value || (state.indicator && TILES.includes(state.indicator.tile) ? state.indicator.tile : null);
+  return [{
+    ...context(), concealed: toText(tiles), melds: state.melds.map((m) => ({ type: m.type, tile: m.tile })),
+    win_tile: win, flipped, seen: state.river.map((e) => e.tile).filter((t) => TILES.includes(t)),
+  }, null];
+}
+
+async function rescore() {
+  const [req, problem] = handRequest();
+  const seq = ++state.seq;
+  if (!req) { renderResult(null, problem); return; }
+  try {
+    const [ok, data] = await postJSON("/v1/hand", req);
+    if (seq !== state.seq) return;
+    if (ok) renderResult(data, null);
+    else renderResult(null, data.error ? data.error.message : "The server refused this hand.");
+  } catch (err) {
+    if (seq === state.seq) renderResult(null, `No answer from the server (${err.message}).`);
+  }
+}
+
+function typeLabel(t) {
+  return [t.name_zh, " ", h("span", { class: "en" }, t.name_en)];
+}
+
+function renderResult(a, problem, assumptions = []) {
+  const body = $("result-body");
+  body.replaceChildren();
+  body.dataset.state = a ? a.status : "error";
+  if (problem) body.append(h("p", { class: "error", id: "score-error" }, problem));
+  if (!a) return;
+  if (a.status === "win") {
+    body.append(h("p", { class: "headline", id: "hand-type" }, typeLabel(a.hand_type)),
+                h("p", { class: "fan", id: "fan" }, h("b", {}, a.hand_type.fan), " 番 fan · win value W = ",
+                  h("b", {}, a.win_value)));
+    if (!a.allowed) body.append(h("p", { class: "error" }, a.discard_win_reason));
+  } else if (a.status === "not_a_win") {
+    body.append(h("p", { class: "headline", id: "hand-type" }, "不成牌 ", h("span", { class: "en" }, "not a win")),
+                h("p", { class: "error" }, a.reason));
+  } else if (a.status === "ready") {
+    body.append(h("p", { class: "headline", id: "hand-type" }, "叫牌 ", h("span", { class: "en" }, "ready (waiting)")),
+                h("p", { class: "fan", id: "fan" }, "best ", a.best_hand_type ? typeLabel(a.best_hand_type) : "",
+                  " ", h("b", {}, a.best_fan), " 番 fan"));
+  } else {
+    body.append(h("p", { class: "headline", id: "hand-type" }, "未叫牌 ", h("span", { class: "en" }, "not ready")));
+  }
+  if (a.waits.length) {
+    body.append(h("h3", {}, a.status === "win" ? "Waits before the win 听牌" : "Waits 听牌"),
+      h("table", { id: "waits" },
+        h("tr", {}, h("th", {}, "tile"), h("th", {}, "type"), h("th", {}, "fan"), h("th", {}, "自摸 W"),
+          h("th", {}, "点炮"), h("th", {}, "left")),
+        a.waits.map((w) => h("tr", {}, h("td", {}, tileChip(w.tile)), h("td", {}, w.hand_type.name_zh),
+          h("td", {}, w.hand_type.fan), h("td", {}, w.self_drawn_value), h("td", {}, w.discard_win_allowed ? "✓" : "✗ no 豆"),
+          h("td", {}, `${w.copies_left} left`)))));
+  }
+  if (a.decompositions.length) {
+    body.append(h("h3", {}, "Reading 分组"), h("div", { class: "groups" }, a.decompositions[0].map((g) => h("span", {}, g))));
+  }
+  if (a.chickens && a.chickens.tiles.length) {
+    body.append(h("p", {}, `鸡 chickens: ${a.chickens.tiles.map((c) => `${c.tile}×${c.count}`).join(", ")} = ${a.chickens.total}`));
+  }
+  if (assumptions.length) body.append(h("ul", { class: "lines muted" }, assumptions.map((s) => h("li", {}, s))));
+  body.append(h("details", { open: true }, h("summary", {}, "Why 说明"),
+                h("ul", { class: "lines", id: "explanation" }, a.explanation.map((s) => h("li", {}, s)))));
+}
+
+// ----------------------------------------------------------------------------------------- photo upload
+
+async function downscale(source, width, height) {
+  const scale = Math.min(1, MAX_SIDE / Math.max(width, height));
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(height * scale);
+  canvas.getContext("2d").drawImage(source, 0, 0, canvas.width, canvas.height);
+  return new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.9));
+}
+
+function showPhoto(blob, size) {
+  if (state.photo) URL.revokeObjectURL(state.photo.url);
+  state.photo = { url: URL.createObjectURL(blob), width: size.width, height: size.height };
+  $("photo-img").src = state.photo.url;
+  $("photo").hidden = false;
+}
+
+async function onFile(file) {
+  if (!file) return;
+  setStatus("Reading the photo…");
+  let blob = file;
+  try {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    blob = await downscale(bitmap, bitmap.width, bitmap.height);
+  } catch {
+    // A format the browser cannot draw (e.g. HEIC): send it as is, the server says what it accepts.
+  }
+  const form = new FormData();
+  form.append("image", blob, "photo.jpg");
+  const ctx = context();
+  for (const [k, v] of Object.entries(ctx)) form.append(k, String(v));
+  if ($("win-tile").value) form.append("win_tile", $("win-tile").value);
+  if ($("flipped").value) form.append("flipped", $("flipped").value);
+  form.append("annotate", "false"); // the page draws its own boxes
+  const seq = ++state.seq;
+  try {
+    const res = await fetch("/v1/score", { method: "POST", body: form });
+    const data = await res.json();
+    if (seq !== state.seq) return;
+    if (!res.ok) { setStatus(data.error ? data.error.message : `Error ${res.status}`, true); return; }
+    showPhoto(blob, data.image);
+    loadReading(data);
+    render();
+    setStatus(`${data.tiles.length} tiles found in ${data.seconds.toFixed(1)} s.`);
+    renderResult(data.analysis, data.score_error && data.score_error.message, data.assumptions);
+  } catch (err) {
+    setStatus(`Upload failed: ${err.message}`, true);
+  }
+}
+
+// ------------------------------------------------------------------------------------------ live camera
+
+const live = { stream: null, timer: null, busy: false, lastKey: "", stable: 0 };
+
+async function startLive() {
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    setStatus("The live camera needs HTTPS (or localhost) and a browser that allows it; use “Take or upload photo”.", true);
+    return;
+  }
+  try {
+    live.stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1280 } },
+                                                             audio: false });
+  } catch (err) {
+    setStatus(`Camera not available: ${err.message}`, true);
+    return;
+  }
+  $("video").srcObject = live.stream;
+  $("live").hidden = false;
+  Object.assign(live, { lastKey: "", stable: 0, busy: false });
+  live.timer = setInterval(liveTick, LIVE_EVERY_MS);
+}
+
+function stopLive() {
+  clearInterval(live.timer);
+  if (live.stream) live.stream.getTracks().forEach((t) => t.stop());
+  live.stream = null;
+  $("live").hidden = true;
+}
+
+async function liveTick() {
+  const video = $("video");
+  if (live.busy || video.readyState < 2) return; // drop frames rather than queue them
+  live.busy = true;
+  try {
+    const blob = await downscale(video, video.videoWidth, video.videoHeight);
+    const form = new FormData();
+    form.append("image", blob, "frame.jpg");
+    const res = await fetch("/v1/read", { method: "POST", body: form });
+    const data = await res.json();
+    if (!live.stream) return;
+    if (!res.ok) { $("live-status").textContent = data.error ? data.error.message : `Error ${res.status}`; return; }
+    const key = JSON.stringify([data.hand.concealed_tiles, data.hand.melds.map((m) => [m.type, m.tile])]);
+    const legal = data.hand.count === 13 || data.hand.count === 14;
+    live.stable = legal && key === live.lastKey ? live.stable + 1 : legal ? 1 : 0;
+    live.lastKey = key;
+    $("live-status").textContent = legal
+      ? `Reading ${data.hand.concealed || "…"} — steady ${live.stable}/${LIVE_STABLE}`
+      : (data.retake[0] || { message: "Hold the phone over the tiles…" }).message;
+    if (live.stable >= LIVE_STABLE) {
+      stopLive();
+      showPhoto(blob, data.image);
+      loadReading(data);
+      changed();
+      setStatus("Steady reading: frozen. Tap a tile to correct it.");
+    }
+  } catch (err) {
+    $("live-status").textContent = `No answer from the server (${err.message}).`;
+  } finally {
+    live.busy = false;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ wiring
+
+function scoreTypedHand() {
+  const tiles = fromText($("hand-text").value);
+  if (!tiles) { renderResult(null, "Concealed tiles: write ranks then their suit, e.g. 123m456p789s1155p."); return; }
+  const melds = [];
+  for (const token of $("meld-text").value.split(/\s+/).filter(Boolean)) {
+    const [type, tile] = token.split(":");
+    melds.push({ type, tile: tile || null, boxes: [] });
+  }
+  state.hand = tiles.map((tile) => ({ tile, box: null, fixed: true }));
+  state.melds = melds;
+  state.removed = new Set(state.boxes.map((b) => b.index));
+  changed();
+}
+
+function init() {
+  buildPicker();
+  $("file").addEventListener("change", (ev) => onFile(ev.target.files[0]));
+  $("live-start").addEventListener("click", startLive);
+  $("live-stop").addEventListener("click", stopLive);
+  $("add-tile").addEventListener("click", () => openPicker({ kind: "new" }));
+  $("add-meld").addEventListener("click", () => openPicker({ kind: "newmeld" }));
+  $("text-score").addEventListener("click", scoreTypedHand);
+  $("picker").addEventListener("close", () => { pickTarget = null; });
+  // Flags that only make sense with one way of winning switch it for the player.
+  $("kong-draw").addEventListener("change", (ev) => { if (ev.target.checked) setHow("self"); });
+  for (const id of ["hot-discard", "robbed-kong"]) {
+    $(id).addEventListener("change", (ev) => { if (ev.target.checked) setHow("discard"); });
+  }
+  document.querySelectorAll("input[name=how]").forEach((r) => r.addEventListener("change", () => {
+    if (r.value === "discard" && r.checked) $("kong-draw").checked = false;
+    if (r.value === "self" && r.checked) { $("hot-discard").checked = false; $("robbed-kong").checked = false; }
+  }));
+  for (const id of ["rules", "win-tile", "flipped", "bao-ting", "kong-draw", "hot-discard", "robbed-kong",
+                    "discarder-bao-ting"]) {
+    $(id).addEventListener("change", () => { if (handCount()) changed(); });
+  }
+  document.querySelectorAll("input[name=how]").forEach((r) => r.addEventListener("change", () => {
+    if (handCount()) changed();
+  }));
+}
+
+init();
