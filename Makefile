@@ -1,25 +1,47 @@
-# Two entry points for a fresh machine: `make demo` (the main job, with the shipped model) and `make test`.
+# Two entry points for a fresh machine (each makes its own virtualenv and installs what it needs):
+#   make run   — the main job: the service and web page with the shipped model, http://127.0.0.1:8000/
+#   make test  — ruff and the whole test suite (what CI runs)
+# Also: make demo (the CLI pipeline on the sample photos), make bench (the benchmarks).
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e ".[dev,train]"
+# Runtime only: numpy, OpenCV, onnxruntime, FastAPI (no torch).
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
 	touch $@
 
-install: $(VENV)/.installed
+# Tests also train a model for one epoch (the `train` extra) and drive a real browser.
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[dev,train]"
+	touch $@ $(VENV)/.installed-run
 
-test: install
-	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) \
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium) \
 		|| echo "chromium could not be installed: the browser test (tests/test_web.py) will skip"
+
+run: $(VENV)/.installed-run
+	$(BIN)/zhuoji serve --host $(HOST) --port $(PORT)
+
+demo: $(VENV)/.installed-run
+	$(BIN)/zhuoji detect datasets/samples/sample_02.jpg datasets/samples/sample_03.jpg
+	$(BIN)/zhuoji hand 1112345678999m
+	$(BIN)/zhuoji hand 2m3m4m5s6s7s8p8p8p3m3m6m7m --win 5m
+	$(BIN)/zhuoji settle tests/data/tables/e1.json
+
+test: $(VENV)/.installed-dev chromium
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
-demo: install
-	$(BIN)/zhuoji demo
+bench: $(VENV)/.installed-dev
+	$(BIN)/python benchmarks/bench_waits.py
+	$(BIN)/python benchmarks/bench_layout.py
+	$(BIN)/python benchmarks/bench_detector.py
 
-.PHONY: install test demo
+.PHONY: run demo test bench chromium

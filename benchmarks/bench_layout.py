@@ -39,6 +39,7 @@ class Tally:
     hand: dict[str, int] = field(default_factory=lambda: {"top-1": 0, "rules": 0, "+complete": 0})
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)  # boxes per photo, for latency by size
 
 
 def run_kind(noise: tuple[str, ...], n: int, seed: int) -> Tally:
@@ -53,6 +54,7 @@ def run_kind(noise: tuple[str, ...], n: int, seed: int) -> Tally:
         tags = layout_mismatches(scene.truth, lay)
         tally.n += 1
         tally.boxes += len(scene.dets)
+        tally.sizes.append(len(scene.dets))
         tally.group += not [t for t in tags if t != "order"]
         tally.order += not tags
         tally.hand["+complete"] += not reading_mismatches(scene.truth, reading)
@@ -90,6 +92,7 @@ def main() -> None:
               f"{'ms med':>8}{'ms p95':>8}{'cpu med':>9}{'cpu p95':>9}")
     print(header)
     print("-" * len(header))
+    by_size: list[tuple[int, float]] = []
     for kind in args.kinds.split(","):
         if kind == "table":
             t = run_table(max(args.n // 4, 1), args.seed)
@@ -105,6 +108,15 @@ def main() -> None:
         print(f"{kind:<12}{t.n:>6}{t.boxes / per_photo:>7.1f}{t.group / t.n:>8.3f}{t.order / t.n:>8.3f}{top1}{rules}"
               f"{t.hand['+complete'] / t.n:>10.3f}{np.median(wall):>8.2f}{np.percentile(wall, 95):>8.2f}"
               f"{np.median(cpu):>9.2f}{np.percentile(cpu, 95):>9.2f}", flush=True)
+        by_size += list(zip(t.sizes, t.cpu, strict=False))
+    if by_size:
+        print("\nCPU ms per photo (layout + read) by boxes in the photo, all hand rows together:")
+        sizes, cpus = np.array([b for b, _ in by_size]), np.array([c for _, c in by_size]) * 1e3
+        for lo, hi in ((0, 14), (14, 25), (25, 35), (35, 60)):
+            sel = cpus[(sizes >= lo) & (sizes < hi)]
+            if len(sel):
+                print(f"  {lo:>2}–{hi - 1:<2} boxes: {len(sel):>6} photos, median {np.median(sel):.2f}, "
+                      f"p95 {np.percentile(sel, 95):.2f}, max {sel.max():.2f}")
 
 
 if __name__ == "__main__":

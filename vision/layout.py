@@ -116,7 +116,9 @@ class Layout:
     tile_size: (width along the row, depth across it) in pixels, median over boxes. angle: direction of the
     rows in degrees, image axes (x right, y down; clockwise positive), pointing left to right for the player.
     holes: tile-sized gaps inside the concealed row (a tile the detector probably missed).
-    confidence: per part ("concealed", "river", "indicator", "orientation"), 0..1; each meld has its own.
+    confidence: per part, 0..1 ("concealed": its gaps clear and its count legal; "river": well apart from the
+    hand; "indicator": the only lone tile; "orientation": 1 from the river, 0.8 from perspective, 0.5 assumed
+    upright; "hand": 0.5 when two blocks of rows could each be the hand); each meld has its own.
     notes: human-readable doubts found while grouping.
     """
 

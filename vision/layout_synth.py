@@ -18,7 +18,9 @@ Noise kinds, usable alone or together (``NOISE_KINDS``):
 * ``extra``: one spurious box (a duplicate of a tile or a false positive somewhere on the table);
 * ``class``: one to three tiles get a look-alike as top-1 class, the true class stays in the top 3.
 
-The generator is a pure function of its ``numpy.random.Generator``: the same seed gives the same scene.
+``generate`` makes one player's scene, ``generate_table`` four players around a table (rivers framing the
+centre, each hand beyond its river). ``layout_mismatches`` and ``reading_mismatches`` compare a result with the
+truth. The generator is a pure function of its ``numpy.random.Generator``: the same seed gives the same scene.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from scoring.shapes import is_seven_pairs, is_standard
 from scoring.tiles import COPIES, TILES, to_mpsz
 from vision.classes import BACK, CLASS_NAMES
 from vision.detections import Detections
-from vision.layout import LEGAL_COUNTS, Layout
+from vision.layout import LEGAL_COUNTS, Layout, MeldGroup
 
 COMPLETE_BONUS = 3.0  # log-odds a 14-tile photo's hand is complete: worth changing tiles up to e^3 = 20× less likely
 MAX_CHANGE_COST = 8.0  # never read a box as a class under e^-8 of its top-1 (constraints cannot force more)
@@ -140,7 +140,6 @@ class _Var:
     boxes: tuple[int, ...]
     options: list[tuple[int, float]]
     copies: int = 1  # tiles this variable puts on the table (3 for a pong, 4 for a kong)
-    meld_type: str = ""
 
 
 def _box_var(dets: Detections, box: int, role: str) -> _Var:
@@ -150,7 +149,7 @@ def _box_var(dets: Detections, box: int, role: str) -> _Var:
     return _Var(role, (box,), sorted(opts, key=lambda o: -o[1]))
 
 
-def _meld_var(dets: Detections, meld: Any) -> _Var | None:
+def _meld_var(dets: Detections, meld: MeldGroup) -> _Var | None:
     """One variable for a meld: its tile, scored over all its open boxes; None when all lie face down."""
     open_boxes = [t.box for t in meld.tiles if dets.class_id[t.box] != BACK]
     if not open_boxes:
@@ -159,13 +158,13 @@ def _meld_var(dets: Detections, meld: Any) -> _Var | None:
     logp = {t: sum(math.log(max(p.get(t, 0.0), MIN_P)) for p in probs)
             for t in {c for p in probs for c in p if 0 <= c < 27}}
     copies = 3 if meld.type == "pong" else 4
-    return _Var("meld", tuple(open_boxes), sorted(logp.items(), key=lambda o: -o[1]), copies, meld.type)
+    return _Var("meld", tuple(open_boxes), sorted(logp.items(), key=lambda o: -o[1]), copies)
 
 
-def _variables(dets: Detections, lay: Layout) -> tuple[list[_Var], list[Any]]:
+def _variables(dets: Detections, lay: Layout) -> tuple[list[_Var], list[MeldGroup]]:
     """Variables of the layout; also the melds with no open tile (unknown 闷豆)."""
     variables: list[_Var] = []
-    hidden = []
+    hidden: list[MeldGroup] = []
     for t in lay.concealed:
         variables.append(_box_var(dets, t.box, "concealed"))
     for m in lay.melds:
@@ -369,61 +368,73 @@ def read(dets: Detections, lay: Layout, image: np.ndarray | None = None, *, use_
     def tile_of(var: _Var) -> str:
         return TILES[chosen[id(var)]] if id(var) in chosen else "?"
 
+    if use_constraints:
+        out.changes = _changes(dets, variables, chosen, counts0)
+    out.concealed_tiles = [tile_of(v) for v in variables if v.role == "concealed"]
+    out.concealed = to_mpsz([t for t in out.concealed_tiles if t != "?"])
+    meld_vars = iter(v for v in variables if v.role == "meld")
+    face_down = {id(m) for m in hidden}
+    out.melds = [{"type": m.type, "tile": None if id(m) in face_down else tile_of(next(meld_vars))}
+                 for m in lay.melds]
+    out.river = [tile_of(v) for v in variables if v.role == "river"]
+    out.indicator = next((tile_of(v) for v in variables if v.role == "indicator"), None)
+    if lay.count == 14 and "?" not in out.concealed_tiles and not lay.holes:
+        counts = [0] * 27
+        for t in out.concealed_tiles:
+            counts[TILES.index(t)] += 1
+        out.complete = problem.complete(counts)
+    out.doubtful, low = _doubts(dets, variables, chosen, hidden, out.changes)
+    out.retake = _retakes(dets, lay, image, out, feasible, low)
+    out.ok = not out.retake
+    return out
+
+
+def _changes(dets: Detections, variables: list[_Var], chosen: dict[int, int], counts0: np.ndarray) -> list[TileChange]:
+    """Every box whose reading differs from its detector top-1, with the rule that made the difference."""
+    out = []
     for var in variables:
-        if id(var) not in chosen or not use_constraints:
+        if id(var) not in chosen:
             continue
         new = chosen[id(var)]
         for b in var.boxes:
             old = int(dets.class_id[b])
-            if old != new:
-                reason = {"meld": "a meld's tiles are identical"}.get(var.role, "")
-                if not reason:
-                    reason = "at most 4 of a tile" if old < 27 and counts0[old] > COPIES else "complete hand"
-                if old >= 27:
-                    reason = f"a {CLASS_NAMES[old]} box in the {var.role} row must be a tile"
-                out.changes.append(TileChange(b, CLASS_NAMES[old], TILES[new], float(dets.top3_prob[b, 0])
-                                              if dets.top3_class[b, 0] == old else float(dets.confidence[b]),
-                                              _probability(dets, b, new), reason))
-    out.concealed_tiles = [tile_of(v) for v in variables if v.role == "concealed"]
-    out.concealed = to_mpsz([t for t in out.concealed_tiles if t != "?"])
-    meld_vars = iter(v for v in variables if v.role == "meld")
-    for m in lay.melds:
-        if m in hidden:
-            out.melds.append({"type": m.type, "tile": None})
-        else:
-            var = next(meld_vars)
-            out.melds.append({"type": m.type, "tile": tile_of(var)})
-    out.river = [tile_of(v) for v in variables if v.role == "river"]
-    out.indicator = next((tile_of(v) for v in variables if v.role == "indicator"), None)
-    if lay.count == 14 and "?" not in out.concealed_tiles and not lay.holes:
-        counts = np.zeros(27, dtype=int)
-        for t in out.concealed_tiles:
-            counts[TILES.index(t)] += 1
-        out.complete = problem.complete(counts.tolist())
+            if old == new:
+                continue
+            if old >= 27:
+                reason = f"a box read as {CLASS_NAMES[old]} in the {var.role} row must be a tile"
+            elif var.role == "meld":
+                reason = "a meld's tiles are identical"
+            else:
+                reason = "at most 4 of a tile" if counts0[old] > COPIES else "complete hand"
+            p_old = float(dets.top3_prob[b, 0]) if dets.top3_class[b, 0] == old else float(dets.confidence[b])
+            out.append(TileChange(b, CLASS_NAMES[old], TILES[new], p_old, _probability(dets, b, new), reason))
+    return out
 
-    # Doubtful readings: a box (or meld) read with a low probability, unreadable boxes, face-down melds.
+
+def _doubts(dets: Detections, variables: list[_Var], chosen: dict[int, int], hidden: list[MeldGroup],
+            changes: list[TileChange]) -> tuple[list[Doubt], list[int]]:
+    """Readings still in doubt (low probability, unreadable, face down), and the boxes worth a retake."""
+    doubts: list[Doubt] = []
     low: list[int] = []
+    changed = {c.box for c in changes}
     for var in variables:
         if id(var) not in chosen:
-            out.doubtful.append(Doubt(var.boxes, None, (), f"box in the {var.role} row is not a readable tile"))
+            doubts.append(Doubt(var.boxes, None, (), f"box in the {var.role} row is not a readable tile"))
             low += var.boxes
             continue
         tile = chosen[id(var)]
-        probs = [_probability(dets, b, tile) for b in var.boxes]
-        p = min(probs)
+        p = min(_probability(dets, b, tile) for b in var.boxes)
         if p < DOUBTFUL_P:
+            # a meld's alternatives carry the geometric mean probability over its boxes
             alts = sorted({(TILES[c], round(math.exp(lp / len(var.boxes)), 3)) for c, lp in var.options},
                           key=lambda a: -a[1])
-            out.doubtful.append(Doubt(var.boxes, TILES[tile], tuple(alts), f"{var.role} tile read with p={p:.2f}"))
+            doubts.append(Doubt(var.boxes, TILES[tile], tuple(alts), f"{var.role} tile read with p={p:.2f}"))
             # a change the rules forced onto an unlikely class is no better than a weak reading
-            if p < LOW_CONFIDENCE_P and (p < FORCED_P or not any(c.box in var.boxes for c in out.changes)):
+            if p < LOW_CONFIDENCE_P and (p < FORCED_P or not changed.intersection(var.boxes)):
                 low += var.boxes
     for m in hidden:
-        out.doubtful.append(Doubt(tuple(m.boxes), None, (), "闷豆 (concealed kong) lies face down: enter its tile"))
-
-    out.retake = _retakes(dets, lay, image, out, feasible, low)
-    out.ok = not out.retake
-    return out
+        doubts.append(Doubt(tuple(m.boxes), None, (), "闷豆 (concealed kong) lies face down: enter its tile"))
+    return doubts, low
 
 
 def _retakes(dets: Detections, lay: Layout, image: np.ndarray | None, out: Reading, feasible: bool,
