@@ -36,6 +36,18 @@ def test_load_image_refuses_huge_dimensions_from_the_header() -> None:
         load_image(header + b"\x00" * 100)
 
 
+def test_load_image_refuses_bombs_in_every_header_format() -> None:
+    import struct
+
+    bmp = b"BM" + b"\0" * 12 + (40).to_bytes(4, "little") + struct.pack("<ii", 100000, 100000) + b"\0" * 40
+    webp = b"RIFF" + b"\0" * 4 + b"WEBPVP8X" + b"\0" * 8 + (20000).to_bytes(3, "little") * 2 + b"\0" * 10
+    for data in (bmp, webp):
+        with pytest.raises(ImageError, match="too large"):
+            load_image(data)
+    with pytest.raises(ImageError, match="not a readable image"):
+        load_image(b"GIF89a" + b"\0" * 50)
+
+
 def test_load_image_accepts_bytes_and_grey_arrays() -> None:
     img = np.zeros((30, 40, 3), np.uint8)
     img[:, :20] = 255

@@ -17,67 +17,12 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
+from vision.images import ImageError, load_image
+
+__all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODEL = ROOT / "models" / "zhuoji-tiles.onnx"
-MAX_PIXELS = 50_000_000  # refuse decompression bombs before decoding them in full
-
-
-class ImageError(ValueError):
-    """The input is not a readable image."""
-
-
-def load_image(source: str | os.PathLike | bytes | np.ndarray) -> np.ndarray:
-    """A BGR uint8 image from a path, encoded bytes or an array. EXIF orientation is applied (OpenCV does so).
-
-    Raises :class:`ImageError` with a readable message for anything that is not a decodable image.
-    """
-    if isinstance(source, np.ndarray):
-        img = source
-        if img.ndim == 2:
-            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-        elif img.ndim == 3 and img.shape[2] == 4:
-            img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
-        if img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
-            raise ImageError(f"expected an H×W×3 image array, got shape {img.shape}")
-        return np.ascontiguousarray(img, dtype=np.uint8)
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = np.frombuffer(source, np.uint8)
-        name = "uploaded data"
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise ImageError(f"{path}: no such file")
-        data = np.fromfile(str(path), np.uint8)
-        name = str(path)
-    if data.size == 0:
-        raise ImageError(f"{name}: empty file")
-    _check_header_size(data, name)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if img is None:
-        raise ImageError(f"{name}: not a readable image (JPEG, PNG, WebP, BMP or TIFF expected)")
-    return img
-
-
-def _check_header_size(data: np.ndarray, name: str) -> None:
-    """Read width×height from PNG/JPEG headers and refuse huge images before decoding them."""
-    head = data[:64 * 1024].tobytes()
-    size = None
-    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
-        size = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
-    elif head.startswith(b"\xff\xd8"):
-        i = 2
-        while i + 9 < len(head):
-            if head[i] != 0xFF:
-                i += 1
-                continue
-            marker = head[i + 1]
-            if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
-                size = int.from_bytes(head[i + 7:i + 9], "big"), int.from_bytes(head[i + 5:i + 7], "big")
-                break
-            i += 2 + int.from_bytes(head[i + 2:i + 4], "big")
-    if size and size[0] * size[1] > MAX_PIXELS:
-        raise ImageError(f"{name}: image too large ({size[0]}×{size[1]} pixels; at most {MAX_PIXELS:,})")
 
 
 @dataclass(frozen=True)

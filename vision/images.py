@@ -1,0 +1,156 @@
+"""Reading images safely: format sniffing, a decompression-bomb guard from the headers, decoding to BGR.
+
+``load_image`` is the one way every stage and program turns a path, encoded bytes or an array into a BGR image.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+
+import numpy as np
+
+MAX_PIXELS = 50_000_000  # refuse decompression bombs before decoding them in full
+# OpenCV's own cap on decoded pixels (read when its codecs load): a last line for headers nobody parsed.
+os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
+
+import cv2  # noqa: E402
+
+
+class ImageError(ValueError):
+    """The input is not a readable image."""
+
+
+def load_image(source: str | os.PathLike | bytes | np.ndarray) -> np.ndarray:
+    """A BGR uint8 image from a path, encoded bytes or an array. EXIF orientation is applied (OpenCV does so).
+
+    Raises :class:`ImageError` with a readable message for anything that is not a decodable image.
+    """
+    if isinstance(source, np.ndarray):
+        img = source
+        if img.ndim == 2:
+            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+        elif img.ndim == 3 and img.shape[2] == 4:
+            img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+        if img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
+            raise ImageError(f"expected an H×W×3 image array, got shape {img.shape}")
+        return np.ascontiguousarray(img, dtype=np.uint8)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = np.frombuffer(source, np.uint8)
+        name = "uploaded data"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ImageError(f"{path}: no such file")
+        data = np.fromfile(str(path), np.uint8)
+        name = str(path)
+    if data.size == 0:
+        raise ImageError(f"{name}: empty file")
+    head = data[:64 * 1024].tobytes()
+    fmt = sniff_format(head)
+    if fmt is None:
+        raise ImageError(f"{name}: not a readable image (JPEG, PNG, WebP, BMP or TIFF expected)")
+    size = header_size(head, fmt)
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
+        raise ImageError(f"{name}: image too large ({size[0]}×{size[1]} pixels; at most {MAX_PIXELS:,})")
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if img is None:
+        raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt.upper()})")
+    if img.shape[0] * img.shape[1] > MAX_PIXELS:  # a header we could not read announced nothing
+        raise ImageError(f"{name}: image too large ({img.shape[1]}×{img.shape[0]} pixels; at most {MAX_PIXELS:,})")
+    return img
+
+
+def _check_header_size(data: np.ndarray, name: str) -> None:
+    """Read width×height from PNG/JPEG headers and refuse huge images before decoding them."""
+    head = data[:64 * 1024].tobytes()
+    size = None
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
+        size = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    elif head.startswith(b"\xff\xd8"):
+        i = 2
+        while i + 9 < len(head):
+            if head[i] != 0xFF:
+                i += 1
+                continue
+            marker = head[i + 1]
+            if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+                size = int.from_bytes(head[i + 7:i + 9], "big"), int.from_bytes(head[i + 5:i + 7], "big")
+                break
+            i += 2 + int.from_bytes(head[i + 2:i + 4], "big")
+    if size and size[0] * size[1] > MAX_PIXELS:
+        raise ImageError(f"{name}: image too large ({size[0]}×{size[1]} pixels; at most {MAX_PIXELS:,})")
+
+
+def sniff_format(data: bytes) -> str | None:
+    """The image format from the magic bytes: jpeg, png, webp, bmp, tiff; ``None`` for anything else."""
+    if data.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    if data.startswith(b"BM") and len(data) >= 26:
+        return "bmp"
+    if data[:4] in (b"II*\x00", b"MM\x00*"):
+        return "tiff"
+    return None
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from the first start-of-frame marker of a JPEG."""
+    i = 2
+    while i + 9 < len(data):
+        if data[i] != 0xFF:
+            i += 1
+            continue
+        marker = data[i + 1]
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+            return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    return None
+
+
+def header_size(data: bytes, fmt: str) -> tuple[int, int] | None:
+    """(width, height) announced by an image header, ``None`` when unknown or unreadable.
+
+    Every format here can announce a huge canvas in a few bytes (a decompression bomb), so the size is read
+    before anything is decoded.
+    """
+    try:
+        if fmt == "png" and len(data) >= 24:
+            return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        if fmt == "jpeg":
+            return _jpeg_size(data)
+        if fmt == "webp":
+            chunk = data[12:16]
+            if chunk == b"VP8X":
+                return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+            if chunk == b"VP8 " and data[23:26] == b"\x9d\x01\x2a":
+                w, h = struct.unpack_from("<HH", data, 26)
+                return w & 0x3FFF, h & 0x3FFF
+            if chunk == b"VP8L" and data[20] == 0x2F:
+                bits = int.from_bytes(data[21:25], "little")
+                return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+        elif fmt == "bmp":
+            dib = int.from_bytes(data[14:18], "little")
+            if dib == 12:
+                return struct.unpack_from("<HH", data, 18)
+            w, h = struct.unpack_from("<ii", data, 18)
+            return abs(w), abs(h)
+        elif fmt == "tiff":
+            order = "<" if data[:2] == b"II" else ">"
+            (ifd,) = struct.unpack_from(order + "I", data, 4)
+            (entries,) = struct.unpack_from(order + "H", data, ifd)
+            size: dict[int, int] = {}
+            for k in range(min(entries, 512)):
+                tag, kind = struct.unpack_from(order + "HH", data, ifd + 2 + 12 * k)
+                if tag in (256, 257):  # ImageWidth, ImageLength: SHORT (3) or LONG (4)
+                    fmt_code = order + ("H" if kind == 3 else "I")
+                    size[tag] = struct.unpack_from(fmt_code, data, ifd + 2 + 12 * k + 8)[0]
+            if 256 in size and 257 in size:
+                return size[256], size[257]
+    except (struct.error, IndexError):
+        return None  # truncated header: the decoder will refuse the file
+    return None
