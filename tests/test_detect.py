@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import cv2
@@ -99,7 +100,8 @@ def test_evaluate_scores_a_perfect_predictor_at_one(tmp_path: Path) -> None:
     assert wrong.ap50[0] == 0.0 and wrong.confused([("1m", "2m")]) == {"1m→2m": 1}
 
 
-needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model yet")
+needs_model = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),
+                                 reason="no shipped model (models/zhuoji-tiles.onnx) and ZHUOJI_MODEL not set")
 
 
 @needs_model
@@ -128,3 +130,18 @@ def test_detect_cli_json_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFix
     assert set(line["detections"][0]) == {"tile", "box", "confidence"}
     assert "broken.jpg" in captured.err and "Traceback" not in captured.err
     assert (out / f"{SAMPLES[0].stem}.jpg").exists()
+
+
+@needs_model
+def test_tiled_inference_maps_crop_boxes_back_to_the_photo() -> None:
+    # A 4×3 mosaic of one sample photo: about 2560×1920, tiles small relative to the whole.
+    tile = cv2.imread(str(SAMPLES[1]))
+    mosaic = np.vstack([np.hstack([tile] * 4)] * 3)
+    plain = detect(mosaic, tiled=False)
+    tiled = detect(mosaic, tiled=True)
+    h, w = mosaic.shape[:2]
+    assert tiled.image_size == (w, h)
+    assert len(tiled) >= len(plain)
+    assert (tiled.xyxy[:, 0] >= 0).all() and (tiled.xyxy[:, 2] <= w).all() and (tiled.xyxy[:, 3] <= h).all()
+    # Boxes are found all over the mosaic, not only in the first crop.
+    assert tiled.centers[:, 0].max() > 0.75 * w and tiled.centers[:, 1].max() > 0.66 * h
