@@ -62,27 +62,6 @@ def load_image(source: str | os.PathLike | bytes | np.ndarray) -> np.ndarray:
     return img
 
 
-def _check_header_size(data: np.ndarray, name: str) -> None:
-    """Read width×height from PNG/JPEG headers and refuse huge images before decoding them."""
-    head = data[:64 * 1024].tobytes()
-    size = None
-    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
-        size = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
-    elif head.startswith(b"\xff\xd8"):
-        i = 2
-        while i + 9 < len(head):
-            if head[i] != 0xFF:
-                i += 1
-                continue
-            marker = head[i + 1]
-            if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
-                size = int.from_bytes(head[i + 7:i + 9], "big"), int.from_bytes(head[i + 5:i + 7], "big")
-                break
-            i += 2 + int.from_bytes(head[i + 2:i + 4], "big")
-    if size and size[0] * size[1] > MAX_PIXELS:
-        raise ImageError(f"{name}: image too large ({size[0]}×{size[1]} pixels; at most {MAX_PIXELS:,})")
-
-
 def sniff_format(data: bytes) -> str | None:
     """The image format from the magic bytes: jpeg, png, webp, bmp, tiff; ``None`` for anything else."""
     if data.startswith(b"\xff\xd8\xff"):
