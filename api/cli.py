@@ -29,9 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from api.service_commands import add_live, add_serve
-    from api.vision_commands import add_detect, add_train
+    from api.vision_commands import add_detect, add_read, add_score, add_train
 
-    for add in (add_waits, add_hand, add_settle, add_detect, add_train, add_serve, add_live):
+    for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_serve, add_live):
         add(sub)
     return parser
 

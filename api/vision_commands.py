@@ -55,6 +55,117 @@ def run_detect(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _add_photo_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("image", type=Path, help="photo of one player's revealed hand")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--annotate", type=Path, metavar="OUT", help="write the photo with the tiles as read (JPEG)")
+    p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles.onnx)")
+
+
+def add_read(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("read", help="read a hand photo: layout (hand, melds, river) and rules-checked tiles")
+    _add_photo_args(p)
+    p.set_defaults(func=run_read)
+
+
+def add_score(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="read a hand photo and score it: hand type, fan, waits")
+    _add_photo_args(p)
+    p.add_argument("--win", metavar="TILE", help="the winning tile (default: the last tile of a 14-tile hand)")
+    p.add_argument("--self-drawn", action="store_true", help="自摸: the winner drew the tile himself")
+    p.add_argument("--flipped", metavar="TILE", help="翻鸡: the flipped indicator tile")
+    p.add_argument("--rules", default="gy-normal", help="rules preset: gy-normal, gy-reduced, liupanshui")
+    p.add_argument("--kong-draw", action="store_true", help="杠上花: won on a kong replacement draw")
+    p.add_argument("--bao-ting", action="store_true", help="报听: this player declared ready at the start")
+    p.set_defaults(func=run_score)
+
+
+def _photo_bytes(path: Path) -> bytes:
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    return path.read_bytes()
+
+
+def _write_annotation(photo, out: Path) -> None:
+    import base64
+
+    from api.vision_service import annotated_jpeg
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(base64.b64decode(annotated_jpeg(photo)))
+
+
+def _print_reading(result: dict) -> None:
+    hand = result["hand"]
+    melds = " ".join(f"[{m['type']}:{m['tile'] or '?'}]" for m in hand.melds)
+    print(f"hand: {' '.join(hand.concealed_tiles) or '-'} {melds}".rstrip())
+    if hand.river:
+        print(f"river: {' '.join(hand.river)}")
+    if hand.indicator:
+        print(f"翻鸡 indicator: {hand.indicator}")
+    for c in result["changes"]:
+        print(f"corrected by the rules: {c['old']} → {c['new']} ({c['reason']})")
+    for r in result["retake"]:
+        print(f"retake? {r.code}: {r.message}")
+
+
+def run_read(args: argparse.Namespace) -> int:
+    from api.errors import ApiError
+    from api.vision_service import read_photo, read_response
+    from vision.detect import get_detector
+
+    detector = get_detector(args.model)
+    try:
+        photo = read_photo(detector, _photo_bytes(args.image))
+    except ApiError as exc:
+        raise ValueError(f"{args.image}: {exc.message}") from None
+    result = read_response(photo, detector.model_path.name)
+    if args.json:
+        from api.schemas import ReadResponse
+
+        print(ReadResponse(**result).model_dump_json(by_alias=True))
+    else:
+        _print_reading(result)
+    if args.annotate:
+        _write_annotation(photo, args.annotate)
+    return 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from api.errors import ApiError
+    from api.schemas import ScoreContext
+    from api.vision_service import read_photo, score_reading
+    from vision.detect import get_detector
+
+    try:
+        ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,
+                           kong_draw=args.kong_draw, bao_ting=args.bao_ting, annotate=False)
+    except ValidationError as exc:
+        raise ValueError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
+    detector = get_detector(args.model)
+    try:
+        photo = read_photo(detector, _photo_bytes(args.image))
+    except ApiError as exc:
+        raise ValueError(f"{args.image}: {exc.message}") from None
+    result = score_reading(photo, ctx, detector.model_path.name)
+    if args.json:
+        print(result.model_dump_json(by_alias=True))
+    else:
+        _print_reading({"hand": result.hand, "changes": result.changes, "retake": result.retake})
+        for line in result.assumptions:
+            print(f"assumed: {line}")
+        if result.score_error is not None:
+            print(f"cannot score yet: {result.score_error.message}")
+        else:
+            for line in result.analysis.explanation:
+                print(line)
+    if args.annotate:
+        _write_annotation(photo, args.annotate)
+    return 0 if result.score_error is None else 1
+
+
 def add_train(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train the detector (needs the 'train' extra)", add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)

@@ -224,7 +224,11 @@ def hand_request(reading: Reading, ctx: ScoreContext) -> tuple[HandRequest | Non
 
 def score_photo(detector: Detector, data: bytes, ctx: ScoreContext) -> ScoreResponse:
     """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
-    photo = read_photo(detector, data)
+    return score_reading(read_photo(detector, data), ctx, detector.model_path.name)
+
+
+def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:
+    """Score the hand a read photo shows under ``ctx`` (the scoring half of ``score_photo``)."""
     req, assumptions, problem = hand_request(photo.reading, ctx)
     analysis = None
     if req is not None:
@@ -232,6 +236,6 @@ def score_photo(detector: Detector, data: bytes, ctx: ScoreContext) -> ScoreResp
             analysis = analyze(req)
         except ApiError as exc:  # the tiles as read make an impossible hand: say so next to the reading
             problem = ErrorBody(code=exc.code, message=exc.message)
-    return ScoreResponse(**read_response(photo, detector.model_path.name), context=ctx, hand_request=req,
+    return ScoreResponse(**read_response(photo, model), context=ctx, hand_request=req,
                          assumptions=assumptions, analysis=analysis, score_error=problem,
                          annotated_jpeg=annotated_jpeg(photo) if ctx.annotate else None)

@@ -1,0 +1,54 @@
+"""``zhuoji read`` and ``zhuoji score``: the photo pipeline from the command line, with the shipped model."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import cv2
+import pytest
+
+from api.cli import main
+from vision.detect import DEFAULT_MODEL
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "datasets" / "samples" / "sample_02.jpg"
+
+pytestmark = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),
+                                reason="no shipped model (models/zhuoji-tiles.onnx) and ZHUOJI_MODEL not set")
+
+
+def test_read_json_gives_the_hand_and_every_box(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["read", str(PHOTO), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    roles = {t["role"] for t in out["tiles"]}
+    assert "concealed" in roles
+    # count also includes tile-sized holes in the row (a tile the detector probably missed)
+    assert out["hand"]["count"] >= len(out["hand"]["concealed_tiles"]) + 3 * len(out["hand"]["melds"]) > 0
+    assert {r["code"] for r in out["retake"]} <= {"no_tiles", "count_mismatch", "too_many_copies", "low_confidence",
+                                                  "blurry", "glare", "tiles_cut_off", "ambiguous_layout"}
+
+
+def test_score_json_and_annotation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_img = tmp_path / "scored.jpg"
+    code = main(["score", str(PHOTO), "--self-drawn", "--json", "--annotate", str(out_img)])
+    result = json.loads(capsys.readouterr().out)
+    # Either the hand is scored, or the answer says why not (and the exit code says so too).
+    assert (result["analysis"] is not None) == (result["score_error"] is None) == (code == 0)
+    if result["analysis"] is not None:
+        assert result["analysis"]["explanation"]
+    image = cv2.imread(str(out_img))
+    assert image is not None and image.shape[:2] == (640, 640)
+
+
+def test_photo_commands_refuse_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = tmp_path / "hand.jpg"
+    text.write_text("123m456p")
+    assert main(["read", str(text)]) == 2
+    assert "not a readable image" in capsys.readouterr().err
+    assert main(["score", str(tmp_path / "missing.jpg")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["score", str(PHOTO), "--win", "7z"]) == 2
+    err = capsys.readouterr().err
+    assert "7z" in err and "Traceback" not in err
