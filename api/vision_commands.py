@@ -40,7 +40,8 @@ def run_detect(args: argparse.Namespace) -> int:
             continue
         dets = detector(image, conf=args.conf, iou=args.iou, tiled=args.tiled or None)
         order = dets.xyxy[:, 0].argsort(kind="stable")
-        boxes = [dets.to_json()[i] for i in order]
+        as_json = dets.to_json()
+        boxes = [as_json[i] for i in order]
         if args.json:
             print(json.dumps({"image": str(path), "detections": [
                 {"tile": b["tile"], "box": b["box"], "confidence": b["confidence"]} for b in boxes]},
