@@ -75,18 +75,23 @@ def _melds(specs: Sequence[str]) -> list[Meld]:
     return melds
 
 
-def add_hand(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("hand", help="hand type, fan and win value of a hand (牌型), or its waits without --win")
-    p.add_argument("concealed", help="concealed tiles without the winning tile, e.g. 123m456p789s5p")
-    p.add_argument("--win", metavar="TILE", help="the winning tile, e.g. 5p (omit to list the waits)")
-    p.add_argument("--self-drawn", action="store_true", help="自摸: the winner drew the tile himself")
-    _add_meld_option(p)
+def add_win_context_options(p: argparse.ArgumentParser) -> None:
+    """Rules preset and how the hand was won: shared by ``hand`` (text) and ``score`` (photo)."""
     p.add_argument("--rules", default="gy-normal", help="rules preset: gy-normal, gy-reduced, liupanshui")
     p.add_argument("--kong-draw", action="store_true", help="杠上花: won on a kong replacement draw")
     p.add_argument("--hot-discard", action="store_true", help="热炮: the discarder's first discard after his kong")
     p.add_argument("--robbed-kong", action="store_true", help="抢杠: won on another player's added kong")
     p.add_argument("--bao-ting", action="store_true", help="报听: this player declared ready at the start")
     p.add_argument("--discarder-bao-ting", action="store_true", help="杀报: the discarder declared 报听")
+
+
+def add_hand(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hand", help="hand type, fan and win value of a hand (牌型), or its waits without --win")
+    p.add_argument("concealed", help="concealed tiles without the winning tile, e.g. 123m456p789s5p")
+    p.add_argument("--win", metavar="TILE", help="the winning tile, e.g. 5p (omit to list the waits)")
+    p.add_argument("--self-drawn", action="store_true", help="自摸: the winner drew the tile himself")
+    _add_meld_option(p)
+    add_win_context_options(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_hand)
 

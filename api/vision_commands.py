@@ -70,14 +70,14 @@ def add_read(sub: argparse._SubParsersAction) -> None:
 
 
 def add_score(sub: argparse._SubParsersAction) -> None:
+    from api.cli import add_win_context_options
+
     p = sub.add_parser("score", help="read a hand photo and score it: hand type, fan, waits")
     _add_photo_args(p)
     p.add_argument("--win", metavar="TILE", help="the winning tile (default: the last tile of a 14-tile hand)")
     p.add_argument("--self-drawn", action="store_true", help="自摸: the winner drew the tile himself")
     p.add_argument("--flipped", metavar="TILE", help="翻鸡: the flipped indicator tile")
-    p.add_argument("--rules", default="gy-normal", help="rules preset: gy-normal, gy-reduced, liupanshui")
-    p.add_argument("--kong-draw", action="store_true", help="杠上花: won on a kong replacement draw")
-    p.add_argument("--bao-ting", action="store_true", help="报听: this player declared ready at the start")
+    add_win_context_options(p)
     p.set_defaults(func=run_score)
 
 
@@ -142,7 +142,8 @@ def run_score(args: argparse.Namespace) -> int:
 
     try:
         ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,
-                           kong_draw=args.kong_draw, bao_ting=args.bao_ting, annotate=False)
+                           kong_draw=args.kong_draw, hot_discard=args.hot_discard, robbed_kong=args.robbed_kong,
+                           bao_ting=args.bao_ting, discarder_bao_ting=args.discarder_bao_ting, annotate=False)
     except ValidationError as exc:
         raise ValueError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
     detector = get_detector(args.model)
