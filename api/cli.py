@@ -164,7 +164,13 @@ def _settle_lines(result: dict) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    # `train` hands its options to vision.train's own parser; argparse's REMAINDER alone drops a leading --option.
+    args, unknown = parser.parse_known_args(argv)
+    if args.command == "train":
+        args.rest = unknown + args.rest
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.func(args)
     except (UserError, ValueError, FileNotFoundError, IsADirectoryError, PermissionError,

@@ -84,3 +84,10 @@ def test_bad_input_exits_2_without_traceback(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.startswith(f"zhuoji {argv[0]}: error: ") and "Traceback" not in err
+
+
+def test_unknown_option_is_refused(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["waits", "1112345678999m", "--bogus"])
+    assert exit_info.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err

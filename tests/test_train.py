@@ -75,3 +75,13 @@ def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path
     assert detector.raw(canvas).shape == (4 + len(CLASS_NAMES), (160 // 8) ** 2 + (160 // 16) ** 2 + (160 // 32) ** 2)
     dets = detector(SAMPLE_IMAGES[0], conf=0.001)
     assert len(dets) > 0 and dets.class_id.max() < len(CLASS_NAMES)
+
+
+def test_train_command_passes_its_options_through(capsys: pytest.CaptureFixture[str]) -> None:
+    from api.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--help"])
+    assert exit_info.value.code == 0
+    usage = capsys.readouterr().out
+    assert usage.startswith("usage: zhuoji train") and "--data" in usage and "--resume" in usage

@@ -200,7 +200,7 @@ def export_onnx(weights: Path, out: Path = MODELS / "zhuoji-tiles.onnx", imgsz: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Train the tile detector (CPU friendly, resumable)")
+    p = argparse.ArgumentParser(prog="zhuoji train", description="Train the tile detector (CPU friendly, resumable)")
     p.add_argument("--data", type=Path, required=True, help="ultralytics data.yaml (29 classes)")
     p.add_argument("--init", default="mahjong-detector", help="mahjong-detector | scratch | path to a .pt")
     p.add_argument("--epochs", type=int, default=30)
