@@ -103,3 +103,27 @@ def test_samples_are_the_remapped_source_labels(real: ModuleType) -> None:
     for sample, original in table:
         expected = real.remap_label_text((source / f"{original[:-4]}.txt").read_text())
         assert (SAMPLE_LABELS / f"{sample}.txt").read_text() == expected
+
+
+def test_near_duplicates_finds_a_retaken_photo_and_nothing_else(tmp_path: Path) -> None:
+    import cv2
+
+    mix = _load("mix")
+    photos = sorted(SAMPLES.glob("*.jpg"))
+    original = cv2.imread(str(photos[0]))
+    h, w = original.shape[:2]
+    # The same tiles photographed again: a small shift and turn, other exposure.
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), 4, 1.05)
+    turn[:, 2] += (12, -8)
+    retaken = cv2.convertScaleAbs(cv2.warpAffine(original, turn, (w, h), borderMode=cv2.BORDER_REFLECT), alpha=0.85,
+                                  beta=10)
+    cv2.imwrite(str(tmp_path / "retaken.jpg"), retaken)
+    candidates = [tmp_path / "retaken.jpg", *photos[5:10]]
+    found = mix.near_duplicates(candidates, [photos[0], photos[10]])
+    assert found == {tmp_path / "retaken.jpg"}
+
+
+def test_photos_of_the_real_hands_set_are_held_out() -> None:
+    mix = _load("mix")
+    held = mix.held_out_valid_photos()
+    assert len(held) >= 5 and all(name.endswith(".jpg") for name in held)
