@@ -109,11 +109,12 @@ def detect_photo(detector: Detector, data: bytes) -> DetectResponse:
                           seconds=round(time.perf_counter() - start, 3))
 
 
-def read_photo(detector: Detector, data: bytes, field: str = "image") -> Photo:
-    """Decode, detect, group (``vision.layout``) and read (``vision.reading``) one hand photo."""
+def read_photo(detector: Detector, data: bytes, field: str = "image", turned: bool = True) -> Photo:
+    """Decode, detect, group (``vision.layout``) and read (``vision.reading``) one hand photo. ``turned``: the
+    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time)."""
     start = time.perf_counter()
     image = decode_image(data, field)
-    dets = detector(image)
+    dets = detector(image, turned=turned)
     lay = layout(dets, mode="hand")
     reading = read(dets, lay, image)
     return Photo(image, dets, lay, reading, time.perf_counter() - start)

@@ -192,12 +192,13 @@ class PhotoResult:
     scores: dict[str, Score] = field(default_factory=dict)
 
 
-def run_photo(exp: Expected, model_path: str | Path | None = None) -> PhotoResult:
-    """Detect, lay out and read one photo (model_path None: ``$ZHUOJI_MODEL`` or the shipped model)."""
+def run_photo(exp: Expected, model_path: str | Path | None = None, turned: bool = True) -> PhotoResult:
+    """Detect, lay out and read one photo (model_path None: ``$ZHUOJI_MODEL`` or the shipped model), as
+    ``zhuoji read`` does (``turned``: the detector's second look at the photo turned 180°)."""
     detector = get_detector(model_path)
     image = load_image(exp.image)
     t0 = time.perf_counter()
-    dets = detector(image)
+    dets = detector(image, turned=turned)
     t1 = time.perf_counter()
     lay = layout(dets, mode="hand")
     default = read(dets, lay, image)
@@ -295,6 +296,8 @@ def main() -> None:
     parser.add_argument("--model", default=None,
                         help=f"ONNX model (default: $ZHUOJI_MODEL or {DEFAULT_MODEL.relative_to(ROOT)})")
     parser.add_argument("--set", type=Path, default=SET_DIR, help="folder of photos and expected .json files")
+    parser.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
+                        help="the detector's second look at the photo turned 180° (default on, as in zhuoji read)")
     args = parser.parse_args()
     model = Path(args.model or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
     if not model.is_file():
@@ -303,7 +306,7 @@ def main() -> None:
     print(f"columns ✓/✗: exact hand with {', '.join(CONFIGS)}; '·' = other (not a tile of the set)\n")
     results = []
     for exp in load_set(args.set):
-        r = run_photo(exp, model)
+        r = run_photo(exp, model, args.turned)
         print_photo(r)
         results.append(r)
     t = totals(results)
@@ -317,7 +320,7 @@ def main() -> None:
         shown = model.resolve().relative_to(ROOT)
     except ValueError:
         shown = model.name
-    print(markdown(t, str(shown)))
+    print(markdown(t, f"{shown}{'' if args.turned else ', one look (--no-turned)'}"))
 
 
 if __name__ == "__main__":

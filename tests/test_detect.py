@@ -13,7 +13,8 @@ import pytest
 from api.cli import main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.detect import DEFAULT_MODEL, ImageError, _postprocess, detect, letterbox, load_image
-from vision.evaluate import EvalResult, _ap, evaluate, iou_matrix, read_yolo_labels
+from vision.detections import box_iou
+from vision.evaluate import EvalResult, _ap, evaluate, read_yolo_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
@@ -80,11 +81,26 @@ def test_postprocess_is_class_agnostic_and_gives_top3() -> None:
     assert dets.top3_prob[i, 0] == pytest.approx(0.9 / 1.3)
 
 
+def test_postprocess_vote_averages_the_class_scores_of_one_tile() -> None:
+    scores = np.zeros((3, NUM_CLASSES), np.float32)
+    scores[0, [1, 2]] = [0.7, 0.5]  # one look says 2m
+    scores[1, [1, 2]] = [0.1, 0.6]  # the other look, same tile, says 3m
+    scores[2, 20] = 0.8  # another tile
+    boxes = np.array([[0, 0, 10, 20], [0.5, 0, 10.5, 20], [50, 0, 60, 20]], np.float32)
+    plain = _postprocess(boxes.copy(), scores, 0.25, 0.5, 300, (100, 40))
+    voted = _postprocess(boxes.copy(), scores, 0.25, 0.5, 300, (100, 40), vote=True)
+    assert sorted(plain.names) == ["2m", "3s"]
+    assert sorted(voted.names) == ["3m", "3s"]  # mean 2m 0.4, 3m 0.55
+    i = voted.names.index("3m")
+    assert voted.confidence[i] == pytest.approx(0.55)
+    assert voted.confidence[voted.names.index("3s")] == pytest.approx(0.8)  # alone: unchanged
+
+
 def test_ap_of_perfect_and_empty_predictions() -> None:
     assert _ap(np.array([0.9, 0.8]), np.array([True, True]), 2) == pytest.approx(1.0)
     assert _ap(np.array([]), np.array([], bool), 3) == 0.0
     assert np.isnan(_ap(np.array([0.5]), np.array([False]), 0))
-    assert iou_matrix(np.array([[0, 0, 2, 2]], float), np.array([[1, 0, 3, 2]], float))[0, 0] == pytest.approx(1 / 3)
+    assert box_iou(np.array([[0, 0, 2, 2]], float), np.array([[1, 0, 3, 2]], float))[0, 0] == pytest.approx(1 / 3)
 
 
 def test_evaluate_scores_a_perfect_predictor_at_one(tmp_path: Path) -> None:
@@ -130,6 +146,20 @@ def test_detect_cli_json_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFix
     assert set(line["detections"][0]) == {"tile", "box", "confidence"}
     assert "broken.jpg" in captured.err and "Traceback" not in captured.err
     assert (out / f"{SAMPLES[0].stem}.jpg").exists()
+
+
+@needs_model
+def test_the_turned_look_is_the_same_reading_whichever_way_up_the_photo_is() -> None:
+    photo = cv2.imread(str(SAMPLES[2]))
+    h, w = photo.shape[:2]
+    upright = detect(photo, turned=True)
+    upside_down = detect(np.ascontiguousarray(photo[::-1, ::-1]), turned=True)
+    assert len(upright) >= 5 and len(upright) == len(upside_down)
+    back = upside_down.xyxy[:, [2, 3, 0, 1]] * -1 + [w, h, w, h]  # boxes of the turned photo, mapped back
+    match = box_iou(upright.xyxy, back).argmax(1)
+    assert box_iou(upright.xyxy, back).max(1).min() > 0.95
+    assert upright.names == [upside_down.names[j] for j in match]
+    np.testing.assert_allclose(upright.confidence, upside_down.confidence[match], atol=0.02)
 
 
 @needs_model

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-from vision.detections import Detections
+from vision.detections import Detections, box_iou
 from vision.images import ImageError, load_image
 
 __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
@@ -71,17 +71,23 @@ class Detector:
         return self.session.run(None, {self.input_name: blob})[0][0]
 
     def __call__(self, image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
-                 max_det: int = 300) -> Detections:
+                 max_det: int = 300, turned: bool = False) -> Detections:
+        """``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
+        (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``)."""
         img = load_image(image)
         h, w = img.shape[:2]
         if tiled is None:  # a whole-table photo: tiles would shrink below ~20 px at the model's size
             tiled = max(h, w) > 2.5 * self.size
         boxes, scores = self._predict(img, 0, 0)
+        if turned:
+            b, s = self._predict(np.ascontiguousarray(img[::-1, ::-1]), 0, 0)
+            b = np.stack([w - b[:, 2], h - b[:, 3], w - b[:, 0], h - b[:, 1]], 1)
+            boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
         if tiled:
             for x0, y0, crop in _crops(img, self.size):
                 b, s = self._predict(crop, x0, y0)
                 boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
-        return _postprocess(boxes, scores, conf, iou, max_det, (w, h))
+        return _postprocess(boxes, scores, conf, iou, max_det, (w, h), vote=turned)
 
     def _predict(self, img: np.ndarray, x0: int, y0: int) -> tuple[np.ndarray, np.ndarray]:
         canvas, lb = letterbox(img, self.size)
@@ -107,7 +113,9 @@ def _crops(img: np.ndarray, size: int, overlap: float = 0.2):
 
 
 def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float, max_det: int,
-                 image_size: tuple[int, int]) -> Detections:
+                 image_size: tuple[int, int], vote: bool = False, vote_iou: float = 0.7) -> Detections:
+    """Threshold, class-agnostic NMS, clip, top-3. ``vote``: each kept box takes the mean class scores of all
+    candidates overlapping it by IoU ≥ ``vote_iou`` (score voting: several looks at one tile agree)."""
     if len(boxes) == 0:
         return Detections.empty(image_size)
     best = scores.max(1)
@@ -119,7 +127,12 @@ def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float,
     xywh = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], 1)
     keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), best.tolist(), conf, iou), dtype=np.int64).reshape(-1)
     keep = keep[np.argsort(-best[keep])][:max_det]
-    boxes, scores, best = boxes[keep], scores[keep], best[keep]
+    if vote:
+        near = (box_iou(boxes[keep], boxes) >= vote_iou).astype(np.float32)
+        scores = near @ scores / near.sum(1, keepdims=True)  # each kept box overlaps itself: never 0
+        boxes, best = boxes[keep], scores.max(1)
+    else:
+        boxes, scores, best = boxes[keep], scores[keep], best[keep]
     w, h = image_size
     boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
     boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
@@ -143,6 +156,6 @@ def get_detector(model_path: str | os.PathLike | None = None) -> Detector:
 
 
 def detect(image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
-           model_path: str | os.PathLike | None = None) -> Detections:
+           model_path: str | os.PathLike | None = None, turned: bool = False) -> Detections:
     """Detect tiles in an image (path, encoded bytes or BGR array). Boxes are in original-image pixels."""
-    return get_detector(model_path)(image, conf=conf, iou=iou, tiled=tiled)
+    return get_detector(model_path)(image, conf=conf, iou=iou, tiled=tiled, turned=turned)

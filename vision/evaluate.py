@@ -15,6 +15,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.detections import box_iou
 
 Prediction = tuple[np.ndarray, np.ndarray, np.ndarray]
 SUITED = list(range(27))
@@ -32,17 +33,6 @@ def read_yolo_labels(label_path: Path, width: int, height: int, remap: dict[int,
         cls = np.array([remap.get(int(c), int(c)) for c in cls], np.int64)
     cx, cy, w, h = arr[:, 1] * width, arr[:, 2] * height, arr[:, 3] * width, arr[:, 4] * height
     return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1), cls
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)), np.float32)
-    lt = np.maximum(a[:, None, :2], b[None, :, :2])
-    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), 2)
-    area_a = np.prod(a[:, 2:] - a[:, :2], 1)
-    area_b = np.prod(b[:, 2:] - b[:, :2], 1)
-    return inter / (area_a[:, None] + area_b[None, :] - inter + 1e-9)
 
 
 @dataclass
@@ -94,7 +84,7 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
             p = np.where(cls == c)[0]
             g = np.where(gt_cls == c)[0]
             p = p[np.argsort(-scores[p])]
-            ious = iou_matrix(boxes[p], gt_boxes[g])
+            ious = box_iou(boxes[p], gt_boxes[g])
             used = np.zeros(len(g), bool)
             for k, i in enumerate(p):
                 hit = False
@@ -105,7 +95,7 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
                 per_class[c].append((float(scores[i]), hit))
         # Class-agnostic matching for the confusion matrix (confident boxes only).
         confident = scores >= 0.25
-        ious = iou_matrix(gt_boxes, boxes[confident])
+        ious = box_iou(gt_boxes, boxes[confident])
         pred_cls = cls[confident]
         taken = np.zeros(len(pred_cls), bool)
         for t in np.argsort(-ious.max(1) if ious.size else np.zeros(len(gt_cls))):

@@ -36,7 +36,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from vision.classes import BACK, CLASS_NAMES
-from vision.detections import Detections
+from vision.detections import Detections, box_iou
 
 # All lengths below are in local tile units: along a row in tile widths, across it in tile depths.
 GAP_SPLIT = 0.5  # a gap wider than half a tile ends a group (tiles of a group touch)
@@ -288,7 +288,7 @@ def _screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unas
     xyxy = xyxy[ok]
     if len(idx) < 2:
         return idx, unassigned
-    iou = _iou_matrix(xyxy)
+    iou = box_iou(xyxy, xyxy)
     np.fill_diagonal(iou, 0)
     order = np.argsort(-dets.confidence[idx], kind="stable")
     keep = np.ones(len(idx), dtype=bool)
@@ -301,14 +301,6 @@ def _screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unas
             keep[j] = False
             unassigned.append(Unassigned(int(idx[j]), f"overlaps box {int(idx[k])} (two boxes on one tile)"))
     return idx[keep], unassigned
-
-
-def _iou_matrix(xyxy: np.ndarray) -> np.ndarray:
-    ix = np.clip(np.minimum(xyxy[:, None, 2], xyxy[None, :, 2]) - np.maximum(xyxy[:, None, 0], xyxy[None, :, 0]), 0, None)
-    iy = np.clip(np.minimum(xyxy[:, None, 3], xyxy[None, :, 3]) - np.maximum(xyxy[:, None, 1], xyxy[None, :, 1]), 0, None)
-    inter = ix * iy
-    area = (xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1])
-    return inter / np.maximum(area[:, None] + area[None, :] - inter, 1e-9)
 
 
 def _neighbour_links(xyxy: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ import numpy as np
 
 from scoring.tiles import TILES
 from vision.classes import BACK, CLASS_NAMES, NUM_CLASSES, OTHER
-from vision.detections import Detections
+from vision.detections import Detections, box_iou
 
 NOISE_KINDS: tuple[str, ...] = ("jitter", "rotation", "perspective", "bend", "gaps", "drop", "extra", "class")
 TILE_ASPECT = 1.35  # depth / width of a tile lying face up (about 26 × 35 mm)
@@ -400,17 +400,9 @@ def _extra_box(rng: np.random.Generator, boxes: np.ndarray, image_size: tuple[in
         x = rng.uniform(0, image_size[0] - w * s)
         y = rng.uniform(0, image_size[1] - h * s)
         b = np.array([x, y, x + w * s, y + h * s])
-        if _iou(b, boxes).max() < 0.05:
+        if box_iou(b[None], boxes).max() < 0.05:
             return b
     return b
-
-
-def _iou(b: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    ix = np.clip(np.minimum(b[2], boxes[:, 2]) - np.maximum(b[0], boxes[:, 0]), 0, None)
-    iy = np.clip(np.minimum(b[3], boxes[:, 3]) - np.maximum(b[1], boxes[:, 1]), 0, None)
-    inter = ix * iy
-    area = (b[2] - b[0]) * (b[3] - b[1]) + (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / np.maximum(area - inter, 1e-9)
 
 
 def _finish(rng: np.random.Generator, tiles: list[_Tile], boxes: np.ndarray, image_size: tuple[int, int],
