@@ -55,7 +55,8 @@ def test_initialisation_reproduces_the_mahjong_detector_network(init_ckpt: Path)
     np.testing.assert_allclose(ours[0, 4:31], theirs[0, 4 + np.array(rows)], atol=2e-3)
 
 
-def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path: Path) -> None:
+def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "data"
     for split, imgs in (("train", SAMPLE_IMAGES[:4]), ("val", SAMPLE_IMAGES[4:6])):
         (data / "images" / split).mkdir(parents=True)
@@ -65,9 +66,10 @@ def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path
             shutil.copy(_sample_label(img), data / "labels" / split / f"{img.stem}.txt")
     yaml = data / "data.yaml"
     yaml.write_text(f"path: {data}\ntrain: images/train\nval: images/val\nnames: {list(CLASS_NAMES)}\n")
-    best = train(yaml, str(init_ckpt), epochs=1, out_dir=tmp_path / "runs", name="smoke", imgsz=160, batch=2,
+    monkeypatch.chdir(tmp_path)  # a relative --out is relative to where the command runs
+    best = train(yaml, str(init_ckpt), epochs=1, out_dir=Path("runs"), name="smoke", imgsz=160, batch=2,
                  workers=0)
-    assert best.exists()
+    assert best == tmp_path / "runs" / "smoke" / "weights" / "best.pt" and best.exists()
     onnx_path = export_onnx(best, tmp_path / "smoke.onnx", imgsz=160)
     detector = Detector(onnx_path)
     assert detector.size == 160

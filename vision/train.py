@@ -152,7 +152,7 @@ def train(data: Path, init: str, epochs: int, out_dir: Path, name: str, imgsz: i
     """Train with ultralytics; returns the best checkpoint. ``init``: 'mahjong-detector', 'scratch' or a .pt path."""
     from ultralytics import YOLO
 
-    run_dir = out_dir / name
+    run_dir = out_dir.resolve() / name  # ultralytics would put a relative project under its own runs folder
     if resume:
         last = run_dir / "weights" / "last.pt"
         if not last.exists():
@@ -172,7 +172,7 @@ def train(data: Path, init: str, epochs: int, out_dir: Path, name: str, imgsz: i
         extra = {"warmup_epochs": 0.5, "warmup_bias_lr": 0.0, **extra}
     extra.setdefault("close_mosaic", max(1, epochs // 4))
     model.train(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, workers=workers, device="cpu",
-                project=str(out_dir), name=name, exist_ok=True, fliplr=0.0, flipud=0.0, fraction=fraction,
+                project=str(out_dir.resolve()), name=name, exist_ok=True, fliplr=0.0, flipud=0.0, fraction=fraction,
                 amp=False, plots=False, save_period=1, patience=100, **extra)
     return run_dir / "weights" / "best.pt"
 
