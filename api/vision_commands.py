@@ -89,10 +89,19 @@ def add_score(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_score)
 
 
-def _photo_bytes(path: Path) -> bytes:
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
-    return path.read_bytes()
+def _read_photo_arg(args: argparse.Namespace):
+    """The detector and the read photo of ``read``/``score``; a bad photo becomes a one-line ValueError."""
+    from api.errors import ApiError
+    from api.vision_service import read_photo
+    from vision.detect import get_detector
+
+    if not args.image.is_file():
+        raise ValueError(f"{args.image}: no such file")
+    detector = get_detector(args.model)
+    try:
+        return detector, read_photo(detector, args.image.read_bytes(), turned=args.turned)
+    except ApiError as exc:
+        raise ValueError(f"{args.image}: {exc.message}") from None
 
 
 def _write_annotation(photo, out: Path) -> None:
@@ -119,15 +128,9 @@ def _print_reading(result: dict) -> None:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from api.errors import ApiError
-    from api.vision_service import read_photo, read_response
-    from vision.detect import get_detector
+    from api.vision_service import read_response
 
-    detector = get_detector(args.model)
-    try:
-        photo = read_photo(detector, _photo_bytes(args.image), turned=args.turned)
-    except ApiError as exc:
-        raise ValueError(f"{args.image}: {exc.message}") from None
+    detector, photo = _read_photo_arg(args)
     result = read_response(photo, detector.model_path.name)
     if args.json:
         from api.schemas import ReadResponse
@@ -143,10 +146,8 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from api.errors import ApiError
     from api.schemas import ScoreContext
-    from api.vision_service import read_photo, score_reading
-    from vision.detect import get_detector
+    from api.vision_service import score_reading
 
     try:
         ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,
@@ -154,11 +155,7 @@ def run_score(args: argparse.Namespace) -> int:
                            bao_ting=args.bao_ting, discarder_bao_ting=args.discarder_bao_ting, annotate=False)
     except ValidationError as exc:
         raise ValueError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
-    detector = get_detector(args.model)
-    try:
-        photo = read_photo(detector, _photo_bytes(args.image), turned=args.turned)
-    except ApiError as exc:
-        raise ValueError(f"{args.image}: {exc.message}") from None
+    detector, photo = _read_photo_arg(args)
     result = score_reading(photo, ctx, detector.model_path.name)
     if args.json:
         print(result.model_dump_json(by_alias=True))

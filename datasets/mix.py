@@ -112,11 +112,13 @@ def write_mix(real: Path, synth: Path, out: Path, real_variants: int = 2, synth_
     moved: list[Path] = []
     if valid_train:
         references = sorted((real / "images" / "test").glob("*.jpg")) + sorted(REAL_HANDS.glob("*.jpg"))
-        kept = near_duplicates(val, references) | {p for p in val if p.name in held_out_valid_photos()}
+        held_out = held_out_valid_photos()
+        kept = near_duplicates(val, references) | {p for p in val if p.name in held_out}
         movable = [p for p in val if p not in kept]
         moved = rng.sample(movable, min(valid_train, len(movable)))
         train += moved
-        val = [p for p in val if p not in set(moved)]
+        moved_set = set(moved)
+        val = [p for p in val if p not in moved_set]
         print(f"{len(kept)} valid photos kept out of training (near a test or real-hands photo)")
     val += sorted((synth / "images" / "val").glob("*.jpg"))[:synth_val]
     out.mkdir(parents=True, exist_ok=True)
