@@ -18,9 +18,10 @@ image. A detected box is matched to a labelled one at IoU ≥ 0.5 (one to one, b
 * ``order``: ``exact`` and the concealed tiles also in the expected order (the layout chose the player's side).
 
 Winds, dragons and flowers are ``other`` in the expected files; they are no tiles of the Guiyang set, so the
-reading never names them: it leaves the box unreadable ("?") or, when a suited class is among the box's top 3,
-substitutes that and reports the change. A concealed box counts as ``other`` when the reading leaves it
-unreadable or the detector's top-1 for it is ``other``; the ``suited`` column scores the photos without any.
+reading leaves such a box unreadable ("?"), unless a suited tile among its top 3 is likelier at a Guiyang table
+(where such tiles are rare: ``read(foreign_p=...)``), and then reports the change. A concealed box counts as
+``other`` when the reading leaves it unreadable; a winds or dragon tile read as a suited tile is a wrong tile.
+The ``suited`` column scores the photos without any such tile.
 """
 
 from __future__ import annotations
@@ -37,11 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from vision.classes import OTHER
 from vision.detect import DEFAULT_MODEL, get_detector, load_image
 from vision.detections import Detections
 from vision.layout import Layout, layout
-from vision.reading import Reading, read
+from vision.reading import FOREIGN_P, TRAINED_OTHER_P, Reading, read
 
 ROOT = Path(__file__).resolve().parents[1]
 SET_DIR = ROOT / "tests" / "data" / "real_hands"
@@ -148,10 +148,9 @@ def match_boxes(truth: np.ndarray, found: np.ndarray, threshold: float = MATCH_I
     return out
 
 
-def concealed_tokens(dets: Detections, lay: Layout, reading: Reading) -> list[str]:
+def concealed_tokens(reading: Reading) -> list[str]:
     """The concealed row as read, in layout order; a box read as no tile of the set is ``other``."""
-    return ["other" if tile == "?" or int(dets.class_id[t.box]) == OTHER else tile
-            for t, tile in zip(lay.concealed, reading.concealed_tiles, strict=True)]
+    return ["other" if tile == "?" else tile for tile in reading.concealed_tiles]
 
 
 @dataclass
@@ -166,7 +165,7 @@ class Score:
 
 
 def score(exp: Expected, dets: Detections, lay: Layout, reading: Reading) -> Score:
-    tokens = concealed_tokens(dets, lay, reading)
+    tokens = concealed_tokens(reading)
     # Where the layout put each detected box, and what it reads there.
     placed: dict[int, tuple[str, str]] = {t.box: ("concealed", tok) for t, tok in zip(lay.concealed, tokens, strict=True)}
     for m, rm in zip(lay.melds, reading.melds, strict=True):
@@ -192,20 +191,22 @@ class PhotoResult:
     scores: dict[str, Score] = field(default_factory=dict)
 
 
-def run_photo(exp: Expected, model_path: str | Path | None = None, turned: bool = True) -> PhotoResult:
+def run_photo(exp: Expected, model_path: str | Path | None = None, turned: bool = True,
+              foreign_p: float = FOREIGN_P) -> PhotoResult:
     """Detect, lay out and read one photo (model_path None: ``$ZHUOJI_MODEL`` or the shipped model), as
-    ``zhuoji read`` does (``turned``: the detector's second look at the photo turned 180°)."""
+    ``zhuoji read`` does (``turned``: the detector's second look at the photo turned 180°; ``foreign_p``: the
+    share of boxes expected to be no tile of the set, see :func:`vision.reading.read`)."""
     detector = get_detector(model_path)
     image = load_image(exp.image)
     t0 = time.perf_counter()
     dets = detector(image, turned=turned)
     t1 = time.perf_counter()
     lay = layout(dets, mode="hand")
-    default = read(dets, lay, image)
+    default = read(dets, lay, image, foreign_p=foreign_p)
     t2 = time.perf_counter()
     result = PhotoResult(exp, len(dets), (t1 - t0) * 1e3, (t2 - t1) * 1e3)
     for name, kwargs in CONFIGS.items():
-        reading = default if name == "+complete" else read(dets, lay, image, **kwargs)
+        reading = default if name == "+complete" else read(dets, lay, image, foreign_p=foreign_p, **kwargs)
         result.scores[name] = score(exp, dets, lay, reading)
     return result
 
@@ -298,7 +299,12 @@ def main() -> None:
     parser.add_argument("--set", type=Path, default=SET_DIR, help="folder of photos and expected .json files")
     parser.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
                         help="the detector's second look at the photo turned 180° (default on, as in zhuoji read)")
+    parser.add_argument("--foreign-p", type=float, default=FOREIGN_P,
+                        help=f"share of boxes expected to be no tile of the set (default {FOREIGN_P}; "
+                             f"{TRAINED_OTHER_P} trusts the detector's `other` as trained)")
     args = parser.parse_args()
+    if not 0.0 < args.foreign_p < 1.0:
+        parser.error("--foreign-p must lie strictly between 0 and 1")
     model = Path(args.model or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
     if not model.is_file():
         raise SystemExit(f"model not found: {model} (pass --model PATH)")
@@ -306,7 +312,7 @@ def main() -> None:
     print(f"columns ✓/✗: exact hand with {', '.join(CONFIGS)}; '·' = other (not a tile of the set)\n")
     results = []
     for exp in load_set(args.set):
-        r = run_photo(exp, model, args.turned)
+        r = run_photo(exp, model, args.turned, args.foreign_p)
         print_photo(r)
         results.append(r)
     t = totals(results)
@@ -320,7 +326,8 @@ def main() -> None:
         shown = model.resolve().relative_to(ROOT)
     except ValueError:
         shown = model.name
-    print(markdown(t, f"{shown}{'' if args.turned else ', one look (--no-turned)'}"))
+    label = f"{shown}{'' if args.turned else ', one look (--no-turned)'}"
+    print(markdown(t, label + ("" if args.foreign_p == FOREIGN_P else f", --foreign-p {args.foreign_p}")))
 
 
 if __name__ == "__main__":

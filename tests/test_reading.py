@@ -14,7 +14,7 @@ from vision.classes import BACK, CLASS_NAMES
 from vision.detections import Detections
 from vision.layout import layout
 from vision.layout_synth import generate, reading_mismatches
-from vision.reading import read
+from vision.reading import TRAINED_OTHER_P, read
 
 W, H, GAP, APART = 30.0, 40.0, 1.0, 25.0  # tile box size, gap inside a group, gap between groups (px)
 
@@ -131,6 +131,45 @@ def test_doubtful_tiles_are_listed_with_alternatives() -> None:
     assert [t for t, _ in doubt.alternatives] == ["5s", "6s", "4s"]
     assert "low_confidence" in reading.codes
     assert 12 in next(r.boxes for r in reading.retake if r.code == "low_confidence")
+
+
+def test_a_box_read_as_other_becomes_its_suited_runner_up_at_a_guiyang_table() -> None:
+    # the 1s bird read as a flower: `other` 0.70 but 1s 0.25 (13 tiles, so completeness plays no part)
+    tiles = names("1m 2m 3m 4m 5m 6m 7p 8p 9p 2s 3s 4s 1s")
+    dets = laid([tiles], alts={12: [("other", 0.70), ("1s", 0.25), ("8s", 0.05)]})
+    reading = read(dets, layout(dets))
+    assert reading.concealed_tiles[12] == "1s"
+    (change,) = reading.changes
+    assert (change.box, change.old, change.new) == (12, "other", "1s") and "108-tile set" in change.reason
+    # trusting the detector's `other` as trained (on riichi photos) leaves the box unreadable, for the player
+    trusting = read(dets, layout(dets), foreign_p=TRAINED_OTHER_P)
+    assert trusting.concealed_tiles[12] == "?" and trusting.changes == []
+    (doubt,) = trusting.doubtful
+    assert doubt.tile is None and "no tile of the 108-tile set" in doubt.reason
+    assert [t for t, _ in doubt.alternatives] == ["1s", "8s"]
+    # without the rules a box is its detector top-1, `other` included
+    assert read(dets, layout(dets), use_constraints=False).concealed_tiles[12] == "?"
+
+
+def test_a_clear_foreign_tile_stays_unreadable_and_asks_for_a_correction() -> None:
+    tiles = names("1m 2m 3m 4m 5m 6m 7p 8p 9p 2s 3s 4s 5s")
+    dets = laid([tiles], alts={12: [("other", 0.99), ("1s", 0.006), ("8s", 0.004)]})  # an East wind, say
+    reading = read(dets, layout(dets))
+    assert reading.concealed_tiles[12] == "?" and "5s" not in reading.concealed
+    assert "low_confidence" in reading.codes and not reading.ok
+    # completeness turns a box read as `other` into the tile that completes the hand only when that is plausible
+    complete_but_one = names("1m 2m 3m 4m 5m 6m 7p 8p 9p 2s 3s 4s 5s 5s")
+    sure = laid([complete_but_one], alts={13: [("other", 0.998), ("5s", 0.001), ("8s", 0.001)]})
+    assert read(sure, layout(sure)).concealed_tiles[13] == "?"
+    unsure = laid([complete_but_one], alts={13: [("other", 0.95), ("5s", 0.04), ("8s", 0.01)]})
+    assert read(unsure, layout(unsure)).concealed_tiles[13] == "5s"
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0, -0.1, 2.0])
+def test_foreign_share_must_be_a_probability(share: float) -> None:
+    dets = laid([names("1m 2m 3m")])
+    with pytest.raises(ValueError, match="foreign_p"):
+        read(dets, layout(dets), foreign_p=share)
 
 
 def test_face_down_concealed_kong_is_a_meld_with_unknown_tile() -> None:
