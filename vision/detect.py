@@ -67,7 +67,7 @@ class Detector:
 
     def raw(self, canvas: np.ndarray) -> np.ndarray:
         """Run the network on one letterboxed BGR canvas; returns (4 + classes, anchors)."""
-        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        blob = cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True)  # NCHW RGB in [0, 1], one pass
         return self.session.run(None, {self.input_name: blob})[0][0]
 
     def __call__(self, image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
