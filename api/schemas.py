@@ -417,7 +417,7 @@ class MeldRead(OutModel):
 
 class HandRead(OutModel):
     concealed: str = Field(description="concealed tiles, MPSZ")
-    concealed_tiles: list[str] = Field(description="the same in layout order; ? = unreadable")
+    concealed_tiles: list[str] = Field(description="the same in layout order; ? = unreadable, or no tile of the 108-tile set")
     melds: list[MeldRead]
     river: list[str]
     indicator: str | None = Field(description="the tile lying apart (翻鸡 indicator)")

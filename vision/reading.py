@@ -105,7 +105,8 @@ class Retake:
 class Reading:
     """The tiles of one player's layout.
 
-    concealed: MPSZ text of the concealed hand; concealed_tiles the same in layout order ("?" = unreadable).
+    concealed: MPSZ text of the concealed hand; concealed_tiles the same in layout order ("?" = unreadable, or no
+        tile of the 108-tile set).
     melds: scoring meld dicts ``{"type", "tile"}`` (tile None for an unidentified face-down 闷豆).
     river / indicator: tile names. count: concealed + 3 per meld (13 waiting, 14 with the winning tile).
     complete: the 14 tiles form a complete hand (成牌); None when the count is not 14.
