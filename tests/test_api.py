@@ -25,6 +25,7 @@ from api.app import create_app
 from api.errors import ApiError
 from api.uploads import MAX_IMAGE_BYTES
 from api.vision_service import InferenceRunner
+from vision.detections import box_iou
 
 TABLES = Path(__file__).parent / "data" / "tables"
 
@@ -89,7 +90,10 @@ def test_detect_read_score_on_a_real_photo(client):
     body = det.json()
     assert body["count"] == len(body["tiles"]) and body["image"]["width"] > 0
     read = client.post("/v1/read", files=photo()).json()
-    assert len(read["tiles"]) == body["count"]
+    # /v1/read looks twice (as is and turned 180°), /v1/detect once: the same tiles, give or take a doubtful box
+    read_boxes = np.array([t["box"] for t in read["tiles"]], dtype=float)
+    found = [box_iou(np.array([t["box"]], dtype=float), read_boxes).max() >= 0.5 for t in body["tiles"]]
+    assert sum(found) >= body["count"] - 1 and abs(len(read["tiles"]) - body["count"]) <= 1
     assert {t["role"] for t in read["tiles"]} <= {"concealed", "meld", "river", "indicator", "unassigned"}
     assert all(isinstance(r["message"], str) for r in read["retake"])
     score = client.post("/v1/score", files=photo(), data={"self_drawn": "true"})

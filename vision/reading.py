@@ -43,8 +43,8 @@ MIN_P = 1e-3  # probability given to a meld tile missing from a box's top 3
 MAX_EXPANSIONS = 800  # sets of changes tried per photo at most (bounds the worst case to a few ms)
 MAX_CHANGES = 4  # boxes the rules may change in one photo
 # Share of boxes expected to be no tile of the set. A pure 108-tile table has none, but the detector mistakes
-# flowers for the 1s bird and back: on the real-hands photos (14 of 25 hold honours) 0.005 to 0.15 read the same
-# suited-only hands and 0.1 to 0.15 most hands in all (benchmarks/bench_real_hands.py --foreign-p).
+# flowers for the 1s bird and back: on the real-hands photos (14 of 25 hold honours) 0.005 to 0.263 read the same
+# suited-only hands, and 0.1 the most tiles in all (benchmarks/bench_real_hands.py --foreign-p).
 FOREIGN_P = 0.1
 # Share of `other` among the labelled boxes the detector learnt from (rf-chinese-mahjong-v4 train: 9878 of 37547).
 TRAINED_OTHER_P = 0.263
