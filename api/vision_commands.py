@@ -115,14 +115,14 @@ def _write_annotation(photo, out: Path) -> None:
 
 def _print_reading(result: dict) -> None:
     hand = result["hand"]
-    melds = " ".join(f"[{m['type']}:{m['tile'] or '?'}]" for m in hand.melds)
+    melds = " ".join(f"[{m.type}:{m.tile or '?'}]" for m in hand.melds)
     print(f"hand: {' '.join(hand.concealed_tiles) or '-'} {melds}".rstrip())
     if hand.river:
         print(f"river: {' '.join(hand.river)}")
     if hand.indicator:
         print(f"翻鸡 indicator: {hand.indicator}")
     for c in result["changes"]:
-        print(f"corrected by the rules: {c['old']} → {c['new']} ({c['reason']})")
+        print(f"corrected by the rules: {c['from']} → {c['to']} ({c['reason']})")
     for r in result["retake"]:
         print(f"retake? {r.code}: {r.message}")
 

@@ -52,3 +52,24 @@ def test_photo_commands_refuse_bad_input(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["score", str(PHOTO), "--win", "7z"]) == 2
     err = capsys.readouterr().err
     assert "7z" in err and "Traceback" not in err
+
+
+def test_human_readable_read_and_score_show_melds_and_the_rules_corrections(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    photos = sorted((ROOT / "tests" / "data" / "real_hands").glob("hand_*.jpg"))[:10]
+    photos += sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
+    corrected = with_melds = 0
+    for photo in photos:
+        for command in ("read", "score"):
+            code = main([command, str(photo)])
+            out, err = capsys.readouterr()
+            assert code in (0, 1) and out.startswith("hand: ") and "Traceback" not in err, (photo, command, err)
+        assert main(["read", str(photo), "--json"]) == 0
+        result = json.loads(capsys.readouterr().out)
+        for c in result["changes"]:  # every change the reading made is printed, from → to
+            assert f"corrected by the rules: {c['from']} → {c['to']}" in out
+        for m in result["hand"]["melds"]:
+            assert f"[{m['type']}:{m['tile'] or '?'}]" in out.splitlines()[0]
+        corrected += bool(result["changes"])
+        with_melds += bool(result["hand"]["melds"])
+    assert corrected > 0 and with_melds > 0  # the photos exercise both
