@@ -5,10 +5,12 @@ the first share of the files (ultralytics' ``fraction``) would drop whole photos
 and picks ``--real-variants`` of its variants at random (seeded), adds ``--synth-train`` synthetic scenes, and
 validates on the real valid split plus ``--synth-val`` synthetic scenes. The valid split holds un-augmented photos
 that the train split lacks; ``--valid-train N`` moves N of them into training, never one that is (or nearly
-duplicates) a test photo or a photo of ``tests/data/real_hands``, so those stay unseen::
+duplicates) a test photo or a photo of ``tests/data/real_hands``, so those stay unseen. ``--same-valid-as MIX``
+instead reuses an earlier mix's valid photos in training and its validation list, so that runs on new variants
+and scenes stay comparable and never validate on photos an earlier run trained on::
 
     python datasets/mix.py --real DIR --synth DIR --out DIR [--real-variants 2] [--synth-train 900] [--synth-val 100]
-                           [--valid-train 0]
+                           [--valid-train 0 | --same-valid-as MIX] [--seed 0]
 
 Writes DIR/train.txt, DIR/val.txt and DIR/data.yaml (29 classes). Labels stay beside the images of each set.
 """
@@ -98,8 +100,12 @@ def held_out_valid_photos() -> set[str]:
     return names
 
 
+def _names(list_file: Path) -> set[str]:
+    return {Path(line).name for line in list_file.read_text().splitlines() if line.strip()}
+
+
 def write_mix(real: Path, synth: Path, out: Path, real_variants: int = 2, synth_train: int = 900,
-              synth_val: int = 100, seed: int = 0, valid_train: int = 0) -> Path:
+              synth_val: int = 100, seed: int = 0, valid_train: int = 0, same_valid_as: Path | None = None) -> Path:
     rng = random.Random(seed)
     groups: dict[str, list[Path]] = defaultdict(list)
     for img in sorted((real / "images" / "train").glob("*.jpg")):
@@ -109,8 +115,15 @@ def write_mix(real: Path, synth: Path, out: Path, real_variants: int = 2, synth_
     train += rng.sample(synth_imgs, min(synth_train, len(synth_imgs)))
     val = [p for p in sorted((real / "images" / "valid").glob("*.jpg"))
            if source_photo(p.name) not in MISLABELLED_VALID]
+    synth_val_imgs = sorted((synth / "images" / "val").glob("*.jpg"))[:synth_val]
     moved: list[Path] = []
-    if valid_train:
+    if same_valid_as is not None:
+        earlier_train, earlier_val = _names(same_valid_as / "train.txt"), _names(same_valid_as / "val.txt")
+        moved = [p for p in val if p.name in earlier_train]
+        train += moved
+        val = [p for p in val if p.name in earlier_val]
+        synth_val_imgs = [p for p in sorted((synth / "images" / "val").glob("*.jpg")) if p.name in earlier_val]
+    elif valid_train:
         references = sorted((real / "images" / "test").glob("*.jpg")) + sorted(REAL_HANDS.glob("*.jpg"))
         held_out = held_out_valid_photos()
         kept = near_duplicates(val, references) | {p for p in val if p.name in held_out}
@@ -120,7 +133,7 @@ def write_mix(real: Path, synth: Path, out: Path, real_variants: int = 2, synth_
         moved_set = set(moved)
         val = [p for p in val if p not in moved_set]
         print(f"{len(kept)} valid photos kept out of training (near a test or real-hands photo)")
-    val += sorted((synth / "images" / "val").glob("*.jpg"))[:synth_val]
+    val += synth_val_imgs
     out.mkdir(parents=True, exist_ok=True)
     (out / "train.txt").write_text("".join(f"{p.absolute()}\n" for p in train))
     (out / "val.txt").write_text("".join(f"{p.absolute()}\n" for p in val))
@@ -139,10 +152,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--real-variants", type=int, default=2)
     p.add_argument("--synth-train", type=int, default=900)
     p.add_argument("--synth-val", type=int, default=100)
-    p.add_argument("--valid-train", type=int, default=0, help="valid photos to move into training")
+    valid = p.add_mutually_exclusive_group()
+    valid.add_argument("--valid-train", type=int, default=0, help="valid photos to move into training")
+    valid.add_argument("--same-valid-as", type=Path, metavar="MIX",
+                       help="an earlier mix's folder: reuse its valid photos in training and its validation list")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
-    write_mix(a.real, a.synth, a.out, a.real_variants, a.synth_train, a.synth_val, a.seed, a.valid_train)
+    if a.same_valid_as is not None and not all((a.same_valid_as / f).is_file() for f in ("train.txt", "val.txt")):
+        p.error(f"--same-valid-as {a.same_valid_as}: no train.txt and val.txt there (not a mix folder)")
+    write_mix(a.real, a.synth, a.out, a.real_variants, a.synth_train, a.synth_val, a.seed, a.valid_train,
+              a.same_valid_as)
     return 0
 
 

@@ -127,3 +127,44 @@ def test_photos_of_the_real_hands_set_are_held_out() -> None:
     mix = _load("mix")
     held = mix.held_out_valid_photos()
     assert len(held) >= 5 and all(name.endswith(".jpg") for name in held)
+
+
+def test_a_mix_can_reuse_an_earlier_mixs_valid_photos_and_validation_list(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    mix = _load("mix")
+    blank = np.zeros((8, 8, 3), np.uint8)
+
+    def images(folder: Path, names: list[str]) -> list[Path]:
+        folder.mkdir(parents=True)
+        for name in names:
+            cv2.imwrite(str(folder / name), blank)
+        return [folder / name for name in names]
+
+    real, synth = tmp_path / "real", tmp_path / "synth"
+    images(real / "images" / "train", [f"p{i}_jpg.rf.{k:02x}.jpg" for i in range(4) for k in range(5)])
+    valid = images(real / "images" / "valid", [f"v{i}.jpg" for i in range(6)])
+    images(synth / "images" / "train", [f"s{i}.jpg" for i in range(10)])
+    synth_val = images(synth / "images" / "val", [f"t{i}.jpg" for i in range(5)])
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "train.txt").write_text(f"/elsewhere/images/valid/{valid[1].name}\n/elsewhere/images/valid/v4.jpg\n")
+    (earlier / "val.txt").write_text("".join(f"/elsewhere/{n}\n" for n in ("v0.jpg", "v3.jpg", "v5.jpg", "t2.jpg")))
+
+    mix.write_mix(real, synth, tmp_path / "new", synth_train=3, seed=7, same_valid_as=earlier)
+    train = (tmp_path / "new" / "train.txt").read_text().split()
+    val = (tmp_path / "new" / "val.txt").read_text().split()
+    assert [Path(p).name for p in val] == ["v0.jpg", "v3.jpg", "v5.jpg", synth_val[2].name]
+    assert {Path(p).name for p in train if "/valid/" in p} == {"v1.jpg", "v4.jpg"}
+    assert len(train) == 4 * 2 + 2 + 3  # each source photo × 2 variants, the 2 valid photos, 3 synthetic
+    assert not {Path(p).name for p in train} & {Path(p).name for p in val}
+
+
+def test_mix_refuses_a_folder_that_is_not_a_mix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mix = _load("mix")
+    with pytest.raises(SystemExit) as stop:
+        mix.main(["--real", str(tmp_path), "--synth", str(tmp_path), "--out", str(tmp_path / "o"),
+                  "--same-valid-as", str(tmp_path / "nowhere")])
+    assert stop.value.code == 2
+    assert "not a mix folder" in capsys.readouterr().err
