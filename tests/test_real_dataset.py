@@ -168,3 +168,51 @@ def test_mix_refuses_a_folder_that_is_not_a_mix(tmp_path: Path, capsys: pytest.C
                   "--same-valid-as", str(tmp_path / "nowhere")])
     assert stop.value.code == 2
     assert "not a mix folder" in capsys.readouterr().err
+
+
+def test_label_audit_flags_a_wrong_label_and_draws_it(tmp_path: Path) -> None:
+    import json
+
+    import cv2
+
+    from vision.detect import get_detector
+
+    audit = _load("audit")
+    photos = sorted(SAMPLES.glob("*.jpg"))[:3]
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    for photo in photos:
+        shutil.copy(SAMPLE_LABELS / f"{photo.stem}.txt", labels)
+    clean = audit.audit(photos, labels, get_detector(), min_p=0.8)
+    # Relabel one tile that the detector reads confidently and rightly as a different suited tile.
+    rows = (labels / f"{photos[0].stem}.txt").read_text().splitlines()
+    h, w = cv2.imread(str(photos[0])).shape[:2]
+    dets = get_detector()(photos[0], turned=True)
+    confidence = [_right_read_probability(row, dets, w, h) for row in rows]
+    target = max(range(len(rows)), key=confidence.__getitem__)
+    assert confidence[target] >= 0.8  # the photo holds a tile the detector reads rightly and confidently
+    true_class = int(rows[target].split()[0])
+    wrong = (true_class + 1) % 27
+    rows[target] = " ".join([str(wrong), *rows[target].split()[1:]])
+    (labels / f"{photos[0].stem}.txt").write_text("\n".join(rows) + "\n")
+    flags = audit.audit(photos, labels, get_detector(), min_p=0.8)
+    new = [f for f in flags if f not in clean]
+    assert [(f.label, f.read) for f in new] == [(CLASS_NAMES[wrong], CLASS_NAMES[true_class])]
+    assert audit.main(["--images", str(SAMPLES), "--labels", str(labels), "--out", str(tmp_path / "out")]) == 0
+    rows_out = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert {(r["label"], r["read"]) for r in rows_out} >= {(CLASS_NAMES[wrong], CLASS_NAMES[true_class])}
+    assert (tmp_path / "out" / "sheet_01.png").is_file()
+
+
+def _right_read_probability(row: str, dets, w: int, h: int) -> float:
+    """The detector's probability for a labelled suited tile it finds (IoU ≥ 0.7) and reads rightly, else 0."""
+    import numpy as np
+
+    from vision.detections import box_iou
+
+    c, cx, cy, bw, bh = (float(v) for v in row.split()[:5])
+    box = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]])
+    ious = box_iou(box, dets.xyxy)[0]
+    j = int(ious.argmax())
+    right = c < 27 and ious[j] >= 0.7 and dets.class_id[j] == int(c)
+    return float(dets.top3_prob[j, 0]) if right else 0.0
