@@ -108,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     for folder in (a.images, a.labels):
         if not folder.is_dir():
             p.error(f"{folder}: no such folder")
+    if not a.model.is_file():
+        p.error(f"--model {a.model}: no such file")
     if not 0.0 < a.min_p <= 1.0:
         p.error("--min-p must lie in (0, 1]")
     flags = audit(sorted(a.images.glob("*.jpg")), a.labels, Detector(a.model), a.min_p)
