@@ -96,6 +96,25 @@ def test_postprocess_vote_averages_the_class_scores_of_one_tile() -> None:
     assert voted.confidence[voted.names.index("3s")] == pytest.approx(0.8)  # alone: unchanged
 
 
+def test_postprocess_drops_a_weak_box_across_two_tiles_but_keeps_a_row() -> None:
+    # A row of four 40-px tiles, and a weak box straddling tiles 2 and 3 off-centre (real case: hand_05).
+    row = [[x, 0, x + 40, 70] for x in (0, 41, 82, 123)]
+    boxes = np.array([*row, [55, -3, 134, 76]], np.float32)
+    scores = np.zeros((5, NUM_CLASSES), np.float32)
+    scores[np.arange(5), [0, 1, 2, 3, 2]] = [0.7, 0.6, 0.55, 0.5, 0.29]
+    dets = _postprocess(boxes, scores, 0.25, 0.5, 300, (200, 80))
+    assert sorted(dets.names) == ["1m", "2m", "3m", "4m"]
+    # The same weak box with only one more confident neighbour under it is a tile of its own: kept.
+    alone = _postprocess(boxes[[0, 4]], scores[[0, 4]], 0.25, 0.5, 300, (200, 80))
+    assert len(alone) == 2
+    # Neighbours that overlap a little (tight row, perspective) are all kept.
+    tight = np.array([[x, 0, x + 40, 70] for x in (0, 32, 64, 96)], np.float32)
+    assert len(_postprocess(tight, scores[:4], 0.25, 0.5, 300, (200, 80))) == 4
+    # A weak tile whose two neighbours cover 80% of it (steep perspective) is kept: it is no bigger than they are.
+    steep = np.array([[0, 0, 40, 70], [48, 0, 88, 70], [24, 0, 64, 70]], np.float32)
+    assert len(_postprocess(steep, scores[[0, 1, 4]], 0.25, 0.5, 300, (200, 80))) == 3
+
+
 def test_ap_of_perfect_and_empty_predictions() -> None:
     assert _ap(np.array([0.9, 0.8]), np.array([True, True]), 2) == pytest.approx(1.0)
     assert _ap(np.array([]), np.array([], bool), 3) == 0.0

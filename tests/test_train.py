@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -87,3 +88,18 @@ def test_train_command_passes_its_options_through(capsys: pytest.CaptureFixture[
     assert exit_info.value.code == 0
     usage = capsys.readouterr().out
     assert usage.startswith("usage: zhuoji train") and "--data" in usage and "--resume" in usage
+
+
+def test_shipped_checkpoint_is_the_shipped_onnx_network() -> None:
+    """`zhuoji train --init models/zhuoji-tiles.pt` must continue the model that ships, not an older one."""
+    model = torch.load(ROOT / "models" / "zhuoji-tiles.pt", weights_only=False)["model"].float().eval()
+    detector = Detector(ROOT / "models" / "zhuoji-tiles.onnx")
+    canvas, _ = letterbox(cv2.imread(str(SAMPLE_IMAGES[0])), detector.size)
+    blob = cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True)
+    with torch.no_grad():
+        ours = model(torch.from_numpy(blob))[0][0].numpy()
+    shipped = detector.raw(canvas)
+    confident = shipped[4:].max(0) > 0.25
+    assert confident.sum() >= 5  # the sample photo has tiles, so the comparison means something
+    np.testing.assert_allclose(ours[:4, confident], shipped[:4, confident], atol=0.5)  # pixels at 640
+    np.testing.assert_allclose(ours[4:], shipped[4:], atol=2e-3)

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-from vision.detections import Detections, box_iou
+from vision.detections import Detections, box_intersection, box_iou
 from vision.images import ImageError, load_image
 
 __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
@@ -112,6 +112,23 @@ def _crops(img: np.ndarray, size: int, overlap: float = 0.2):
             yield x0, y0, img[y0:y0 + side, x0:x0 + side]
 
 
+def _drop_spanning(boxes: np.ndarray, keep: np.ndarray, covered: float = 0.7, part: float = 0.2) -> np.ndarray:
+    """Drop each box that two or more more-confident, smaller boxes cover (≥ ``covered`` of its area together,
+    each ≥ ``part``): the network sometimes adds a weak box across two neighbouring tiles. Its IoU with either is
+    about 0.5 or less, so NMS keeps it, and it would count as one tile too many. ``boxes`` are in order of
+    confidence, best first."""
+    if len(boxes) < 3:
+        return keep
+    area = np.maximum(np.prod(boxes[:, 2:] - boxes[:, :2], 1), 1e-9)
+    share = box_intersection(boxes, boxes) / area[:, None]  # [i, j]: share of box i that box j covers
+    share *= np.tri(len(boxes), k=-1)  # only boxes more confident than i (j < i) count
+    under = share >= part
+    mean_under = (under * area[None, :]).sum(1) / np.maximum(under.sum(1), 1)
+    # bigger than the tiles under it: a true tile next to overlapping neighbours (steep perspective) is not
+    spanning = (under.sum(1) >= 2) & (share.sum(1) >= covered) & (area >= 1.5 * mean_under)
+    return keep[~spanning]
+
+
 def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float, max_det: int,
                  image_size: tuple[int, int], vote: bool = False, vote_iou: float = 0.7) -> Detections:
     """Threshold, class-agnostic NMS, clip, top-3. ``vote``: each kept box takes the mean class scores of all
@@ -126,7 +143,8 @@ def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float,
     # One tile, one label: class-agnostic NMS (neighbouring tiles barely overlap).
     xywh = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], 1)
     keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), best.tolist(), conf, iou), dtype=np.int64).reshape(-1)
-    keep = keep[np.argsort(-best[keep])][:max_det]
+    keep = keep[np.argsort(-best[keep])]
+    keep = _drop_spanning(boxes[keep], keep)[:max_det]
     if vote:
         near = (box_iou(boxes[keep], boxes) >= vote_iou).astype(np.float32)
         scores = near @ scores / near.sum(1, keepdims=True)  # each kept box overlaps itself: never 0

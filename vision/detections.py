@@ -69,13 +69,20 @@ class Detections:
         return out
 
 
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(len(a), len(b)) intersection over union of two sets of xyxy boxes."""
+def box_intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) intersection areas of two sets of xyxy boxes."""
     if len(a) == 0 or len(b) == 0:
         return np.zeros((len(a), len(b)), np.float32)
     lt = np.maximum(a[:, None, :2], b[None, :, :2])
     rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), 2)
+    return np.prod(np.clip(rb - lt, 0, None), 2)
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) intersection over union of two sets of xyxy boxes."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    inter = box_intersection(a, b)
     area_a = np.prod(a[:, 2:] - a[:, :2], 1)
     area_b = np.prod(b[:, 2:] - b[:, :2], 1)
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
