@@ -48,6 +48,7 @@ SET_DIR = ROOT / "tests" / "data" / "real_hands"
 # The source dataset's classes, in its label files' order (27 is its `other`).
 SOURCE_NAMES: tuple[str, ...] = (*(f"{r}{s}" for s in "mps" for r in range(1, 10)), "other")
 MATCH_IOU = 0.5
+DUPLICATE_IOU = 0.8  # two labels of one class this close are one tile labelled twice
 
 CONFIGS: dict[str, dict[str, bool]] = {
     "top-1": {"use_constraints": False},
@@ -90,13 +91,18 @@ def read_labels(path: Path, width: int, height: int) -> tuple[np.ndarray, list[s
     """A YOLO label file (source class ids) → boxes in pixels and class names, sorted along the row.
 
     The row direction is the principal axis of the box centres, pointing right (or down for an upright row);
-    for the photos of this set (one row, near horizontal) this is left to right.
+    for the photos of this set (one row, near horizontal) this is left to right. A box that repeats an earlier
+    one (same class, IoU ≥ ``DUPLICATE_IOU``) is dropped: the source labels a few tiles twice.
     """
     rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-    cls = [int(r[0]) for r in rows]
     cxcywh = np.array([[float(v) for v in r[1:5]] for r in rows], dtype=np.float64).reshape(-1, 4)
     cxcywh *= [width, height, width, height]
     xyxy = np.concatenate([cxcywh[:, :2] - cxcywh[:, 2:] / 2, cxcywh[:, :2] + cxcywh[:, 2:] / 2], 1)
+    cls = [int(r[0]) for r in rows]
+    iou = _iou(xyxy, xyxy)
+    unique = [i for i in range(len(rows)) if not any(cls[j] == cls[i] and iou[i, j] >= DUPLICATE_IOU
+                                                      for j in range(i))]
+    rows, cxcywh, xyxy, cls = [rows[i] for i in unique], cxcywh[unique], xyxy[unique], [cls[i] for i in unique]
     centres = cxcywh[:, :2] - cxcywh[:, :2].mean(0)
     axis = np.linalg.svd(centres, full_matrices=False)[2][0] if len(rows) > 1 else np.array([1.0, 0.0])
     axis = axis * (np.sign(axis[0]) if abs(axis[0]) >= abs(axis[1]) else np.sign(axis[1]))
