@@ -44,9 +44,35 @@ def remap_line(line: str) -> str:
     return " ".join([str(OTHER if cls == SOURCE_OTHER else cls), *parts[1:]])
 
 
+REPEAT_IOU = 0.8  # two boxes of one class this close are one tile labelled twice
+
+
+def _iou(a: list[float], b: list[float]) -> float:
+    """IoU of two YOLO boxes (centre x, centre y, width, height)."""
+    ix = min(a[0] + a[2] / 2, b[0] + b[2] / 2) - max(a[0] - a[2] / 2, b[0] - b[2] / 2)
+    iy = min(a[1] + a[3] / 2, b[1] + b[3] / 2) - max(a[1] - a[3] / 2, b[1] - b[3] / 2)
+    inter = max(ix, 0.0) * max(iy, 0.0)
+    return inter / max(a[2] * a[3] + b[2] * b[3] - inter, 1e-12)
+
+
+def drop_repeats(rows: list[str]) -> list[str]:
+    """YOLO rows without those that repeat an earlier row's class and box (IoU ≥ ``REPEAT_IOU``): the source
+    labels a few tiles twice (29 boxes of its train split, 4 of valid, none of test), which would teach the
+    detector a second box on one tile and count a tile it cannot find twice."""
+    kept: list[tuple[str, list[float]]] = []
+    out = []
+    for row in rows:
+        cls, *box = row.split()
+        xywh = [float(v) for v in box[:4]]
+        if not any(c == cls and _iou(xywh, b) >= REPEAT_IOU for c, b in kept):
+            kept.append((cls, xywh))
+            out.append(row)
+    return out
+
+
 def remap_label_text(text: str) -> str:
-    """A whole label file, remapped; blank lines dropped."""
-    rows = [remap_line(ln) for ln in text.splitlines() if ln.strip()]
+    """A whole label file, remapped; blank lines and repeated boxes dropped."""
+    rows = drop_repeats([remap_line(ln) for ln in text.splitlines() if ln.strip()])
     return "\n".join(rows) + ("\n" if rows else "")
 
 

@@ -46,6 +46,18 @@ def test_remap_line(real: ModuleType) -> None:
         real.remap_line("28 0.1 0.2 0.3 0.4")  # not a source class
 
 
+def test_a_tile_labelled_twice_is_written_once(real: ModuleType) -> None:
+    # a source file's two boxes for one 2m (IoU 0.87), the 3m beside it, and an `other` in the same place as a 2m
+    text = ("1 0.434375 0.592187 0.05625 0.098437\n1 0.435937 0.589063 0.060937 0.096875\n"
+            "2 0.499219 0.589844 0.05625 0.1\n27 0.434375 0.592187 0.05625 0.098437\n")
+    rows = real.remap_label_text(text).splitlines()
+    assert [r.split()[0] for r in rows] == ["1", "2", str(OTHER)]  # a box of another class in the same place stays
+    assert rows[0] == "1 0.434375 0.592187 0.05625 0.098437"  # the first of the two is kept
+    # neighbouring tiles of one class (a pong laid edge to edge) are all kept
+    pong = "\n".join(f"4 {x:.3f} 0.5 0.05 0.1" for x in (0.4, 0.45, 0.5))
+    assert len(real.remap_label_text(pong).splitlines()) == 3
+
+
 def _source_copy(tmp: Path) -> Path:
     """A tiny dataset shaped like the shared one, made from the samples with their ids mapped back (28 -> 27)."""
     shared = tmp / "shared"
