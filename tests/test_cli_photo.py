@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -73,3 +75,16 @@ def test_human_readable_read_and_score_show_melds_and_the_rules_corrections(
         corrected += bool(result["changes"])
         with_melds += bool(result["hand"]["melds"])
     assert corrected > 0 and with_melds > 0  # the photos exercise both
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """`zhuoji detect --json *.jpg | head -1`: the pipe closes after the first line; the CLI stops quietly."""
+    photos = sorted(str(p) for p in (ROOT / "datasets" / "samples").glob("*.jpg"))
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "detect", "--json", *photos], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b'{"image": ')
+    proc.stdout.close()  # 19 more photos to print: the next write meets a closed pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "Broken pipe" not in err
