@@ -71,7 +71,10 @@ def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path
     best = train(yaml, str(init_ckpt), epochs=1, out_dir=Path("runs"), name="smoke", imgsz=160, batch=2,
                  workers=0)
     assert best == tmp_path / "runs" / "smoke" / "weights" / "best.pt" and best.exists()
+    beside = best.with_suffix(".onnx")  # like models/zhuoji-tiles.onnx beside models/zhuoji-tiles.pt
+    beside.write_bytes(b"the shipped model")
     onnx_path = export_onnx(best, tmp_path / "smoke.onnx", imgsz=160)
+    assert beside.read_bytes() == b"the shipped model"  # exporting elsewhere leaves it alone
     detector = Detector(onnx_path)
     assert detector.size == 160
     canvas, _ = letterbox(np.zeros((120, 200, 3), np.uint8), 160)

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -182,9 +184,13 @@ def export_onnx(weights: Path, out: Path = MODELS / "zhuoji-tiles.onnx", imgsz: 
     import onnx
     from ultralytics import YOLO
 
-    model = YOLO(str(weights))
-    exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=False))
-    m = onnx.load(str(exported))
+    # ultralytics writes its export beside the checkpoint (models/zhuoji-tiles.pt → models/zhuoji-tiles.onnx, the
+    # shipped model): export from a copy in a scratch folder so that nothing beside ``weights`` is overwritten
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "weights.pt"
+        shutil.copy(weights, copy)
+        exported = Path(YOLO(str(copy)).export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=False))
+        m = onnx.load(str(exported))
     meta = {p.key: p for p in m.metadata_props}
     for key, value in {"names": json.dumps(dict(enumerate(CLASS_NAMES))), "zhuoji_classes": ",".join(CLASS_NAMES),
                        "imgsz": json.dumps([imgsz, imgsz])}.items():
@@ -194,8 +200,6 @@ def export_onnx(weights: Path, out: Path = MODELS / "zhuoji-tiles.onnx", imgsz: 
             m.metadata_props.add(key=key, value=value)
     out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(m, str(out))
-    if exported != out:
-        exported.unlink(missing_ok=True)
     return out
 
 
