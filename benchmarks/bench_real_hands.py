@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from vision.detect import DEFAULT_MODEL, get_detector, load_image
-from vision.detections import Detections
+from vision.detections import Detections, box_iou, repeated_boxes
 from vision.layout import Layout, layout
 from vision.reading import FOREIGN_P, TRAINED_OTHER_P, Reading, read
 
@@ -48,7 +48,6 @@ SET_DIR = ROOT / "tests" / "data" / "real_hands"
 # The source dataset's classes, in its label files' order (27 is its `other`).
 SOURCE_NAMES: tuple[str, ...] = (*(f"{r}{s}" for s in "mps" for r in range(1, 10)), "other")
 MATCH_IOU = 0.5
-DUPLICATE_IOU = 0.8  # two labels of one class this close are one tile labelled twice
 
 CONFIGS: dict[str, dict[str, bool]] = {
     "top-1": {"use_constraints": False},
@@ -92,16 +91,14 @@ def read_labels(path: Path, width: int, height: int) -> tuple[np.ndarray, list[s
 
     The row direction is the principal axis of the box centres, pointing right (or down for an upright row);
     for the photos of this set (one row, near horizontal) this is left to right. A box that repeats an earlier
-    one (same class, IoU ≥ ``DUPLICATE_IOU``) is dropped: the source labels a few tiles twice.
+    one of its class (``repeated_boxes``) is dropped: the source labels a few tiles twice.
     """
     rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
     cxcywh = np.array([[float(v) for v in r[1:5]] for r in rows], dtype=np.float64).reshape(-1, 4)
     cxcywh *= [width, height, width, height]
     xyxy = np.concatenate([cxcywh[:, :2] - cxcywh[:, 2:] / 2, cxcywh[:, :2] + cxcywh[:, 2:] / 2], 1)
     cls = [int(r[0]) for r in rows]
-    iou = _iou(xyxy, xyxy)
-    unique = [i for i in range(len(rows)) if not any(cls[j] == cls[i] and iou[i, j] >= DUPLICATE_IOU
-                                                      for j in range(i))]
+    unique = np.flatnonzero(~repeated_boxes(xyxy, cls))
     rows, cxcywh, xyxy, cls = [rows[i] for i in unique], cxcywh[unique], xyxy[unique], [cls[i] for i in unique]
     centres = cxcywh[:, :2] - cxcywh[:, :2].mean(0)
     axis = np.linalg.svd(centres, full_matrices=False)[2][0] if len(rows) > 1 else np.array([1.0, 0.0])
@@ -130,20 +127,11 @@ def expected_tiles(exp: Expected) -> list[str]:
 # ------------------------------------------------------------------------------------------- scoring
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    lt = np.maximum(a[:, None, :2], b[None, :, :2])
-    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
-    area_a = np.prod(a[:, 2:] - a[:, :2], axis=1)
-    area_b = np.prod(b[:, 2:] - b[:, :2], axis=1)
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
-
-
 def match_boxes(truth: np.ndarray, found: np.ndarray, threshold: float = MATCH_IOU) -> dict[int, int]:
     """Labelled box index → detected box index, one to one, highest IoU first."""
     if len(truth) == 0 or len(found) == 0:
         return {}
-    iou = _iou(truth, found)
+    iou = box_iou(truth, found)
     pairs = sorted(((iou[i, j], i, j) for i, j in zip(*np.nonzero(iou >= threshold), strict=True)), reverse=True)
     out: dict[int, int] = {}
     used: set[int] = set()

@@ -23,11 +23,14 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script: make `vision` importable
     sys.path.insert(0, str(REPO))
 
 from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
+from vision.detections import repeated_boxes  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 SOURCE = "datasets/rf-chinese-mahjong-v4"
@@ -44,30 +47,16 @@ def remap_line(line: str) -> str:
     return " ".join([str(OTHER if cls == SOURCE_OTHER else cls), *parts[1:]])
 
 
-REPEAT_IOU = 0.8  # two boxes of one class this close are one tile labelled twice
-
-
-def _iou(a: list[float], b: list[float]) -> float:
-    """IoU of two YOLO boxes (centre x, centre y, width, height)."""
-    ix = min(a[0] + a[2] / 2, b[0] + b[2] / 2) - max(a[0] - a[2] / 2, b[0] - b[2] / 2)
-    iy = min(a[1] + a[3] / 2, b[1] + b[3] / 2) - max(a[1] - a[3] / 2, b[1] - b[3] / 2)
-    inter = max(ix, 0.0) * max(iy, 0.0)
-    return inter / max(a[2] * a[3] + b[2] * b[3] - inter, 1e-12)
-
-
 def drop_repeats(rows: list[str]) -> list[str]:
-    """YOLO rows without those that repeat an earlier row's class and box (IoU ≥ ``REPEAT_IOU``): the source
-    labels a few tiles twice (29 boxes of its train split, 4 of valid, none of test), which would teach the
-    detector a second box on one tile and count a tile it cannot find twice."""
-    kept: list[tuple[str, list[float]]] = []
-    out = []
-    for row in rows:
-        cls, *box = row.split()
-        xywh = [float(v) for v in box[:4]]
-        if not any(c == cls and _iou(xywh, b) >= REPEAT_IOU for c, b in kept):
-            kept.append((cls, xywh))
-            out.append(row)
-    return out
+    """YOLO rows without those that repeat an earlier row's class and box (``repeated_boxes``): the source labels
+    a few tiles twice (29 boxes of its train split, 4 of valid, none of test), which would teach the detector a
+    second box on one tile and count a tile it cannot find twice."""
+    if not rows:
+        return rows
+    cxcywh = np.array([[float(v) for v in r.split()[1:5]] for r in rows])
+    xyxy = np.concatenate([cxcywh[:, :2] - cxcywh[:, 2:] / 2, cxcywh[:, :2] + cxcywh[:, 2:] / 2], 1)
+    repeated = repeated_boxes(xyxy, [r.split()[0] for r in rows])
+    return [r for r, rep in zip(rows, repeated, strict=True) if not rep]
 
 
 def remap_label_text(text: str) -> str:

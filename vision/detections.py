@@ -86,3 +86,13 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     area_a = np.prod(a[:, 2:] - a[:, :2], 1)
     area_b = np.prod(b[:, 2:] - b[:, :2], 1)
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def repeated_boxes(xyxy: np.ndarray, class_id: np.ndarray | list[int], iou: float = 0.8) -> np.ndarray:
+    """Mask of the boxes that repeat an earlier kept box of their class (IoU ≥ ``iou``): one tile labelled twice.
+    Greedy in order, like NMS: a box that only repeats a dropped box is kept."""
+    match = (box_iou(xyxy, xyxy) >= iou) & np.equal.outer(np.asarray(class_id), np.asarray(class_id))
+    repeated = np.zeros(len(xyxy), bool)
+    for i in range(1, len(xyxy)):
+        repeated[i] = (match[i, :i] & ~repeated[:i]).any()
+    return repeated
