@@ -83,7 +83,9 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
     def healthz() -> Health:
         detector = getattr(app.state, "detector", None)
         return Health(status="ok" if detector else "no_model", model_loaded=detector is not None,
-                      model=str(detector.model_path) if detector else None, version=version(),
+                      model=str(detector.model_path) if detector else None,
+                      classifier=str(detector.classifier.model_path) if detector and detector.classifier else None,
+                      version=version(),
                       classes=NUM_CLASSES)
 
     @app.get("/", include_in_schema=False)

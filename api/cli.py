@@ -30,9 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from api.service_commands import add_live, add_serve
-    from api.vision_commands import add_detect, add_read, add_score, add_train
+    from api.vision_commands import add_detect, add_read, add_score, add_train, add_train_classifier
 
-    for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_serve, add_live):
+    for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier, add_serve,
+                add_live):
         add(sub)
     return parser
 
@@ -166,9 +167,10 @@ def _settle_lines(result: dict) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    # `train` hands its options to vision.train's own parser; argparse's REMAINDER alone drops a leading --option.
+    # `train` and `train-classifier` hand their options to their own parsers; argparse's REMAINDER alone drops a
+    # leading --option.
     args, unknown = parser.parse_known_args(argv)
-    if args.command == "train":
+    if args.command in ("train", "train-classifier"):
         args.rest = unknown + args.rest
     elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -361,6 +361,7 @@ class Health(OutModel):
     status: Literal["ok", "no_model"]
     model_loaded: bool
     model: str | None
+    classifier: str | None = Field(None, description="the crop classifier that takes a second look at each tile")
     version: str
     classes: int
 

@@ -1,4 +1,5 @@
-"""``zhuoji detect`` and ``zhuoji train``: CLI shells over vision.detect and vision.train."""
+"""``zhuoji detect``, ``read``, ``score``, ``train`` and ``train-classifier``: CLI shells over vision.detect, the
+photo service, vision.train and vision.train_classify."""
 
 from __future__ import annotations
 
@@ -179,11 +180,23 @@ def add_train(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_train)
 
 
+def add_train_classifier(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train-classifier", help="train the crop classifier (needs the 'train' extra)",
+                       add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=run_train)
+
+
 def run_train(args: argparse.Namespace) -> int:
     try:
-        import ultralytics  # noqa: F401
+        import torch  # noqa: F401
 
-        from vision.train import main as train_main
+        if args.command == "train":
+            import ultralytics  # noqa: F401
+
+            from vision.train import main as train_main
+        else:
+            from vision.train_classify import main as train_main
     except ImportError:
         raise ValueError("training needs the train extra: pip install -e '.[train]'") from None
     return train_main(args.rest)

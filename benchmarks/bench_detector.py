@@ -1,12 +1,14 @@
 """Detector accuracy and latency, ours vs the mahjong-detector baseline, in one run on the same images.
 
-    python benchmarks/bench_detector.py [--model models/zhuoji-tiles.onnx] [--split test] [--synth DIR]
-                                        [--latency-images 20] [--limit N]
+    python benchmarks/bench_detector.py [--model models/zhuoji-tiles.onnx] [--classifier PATH|none] [--split test]
+                                        [--synth DIR] [--latency-images 20] [--limit N]
 
 Accuracy: mAP50 over the 27 suited classes on the real split (labels remapped to our classes), for our model and
 for mahjong-detector (its honors mapped to `other`; its own grayscale + autocontrast preprocessing, scored at a low
 threshold so its whole precision–recall curve counts). With --synth: the same on a synthetic validation set
-(YOLO layout DIR/images/val, DIR/labels/val) where `back` is also scored for our model.
+(YOLO layout DIR/images/val, DIR/labels/val) where `back` is also scored for our model. "Ours" is the detector
+with its second, closer look by the crop classifier (``vision/classify.py``) when one is shipped; the real split is
+also scored without it.
 Latency: median end-to-end time (file → tile list) for 1280×960 JPEG photos, our `detect` vs the baseline's
 `detect_tiles`, alternating on the same files.
 """
@@ -68,9 +70,9 @@ class Baseline:
         return dets.xyxy, dets.confidence, dets.class_id
 
 
-def ours_predictor(detector: Detector, turned: bool = False):
+def ours_predictor(detector: Detector, turned: bool = False, closer: bool = True):
     def predict(path: Path):
-        d = detector(path, conf=0.001, iou=0.5, turned=turned)
+        d = detector(path, conf=0.001, iou=0.5, turned=turned, closer=closer)
         return d.xyxy, d.confidence, d.class_id
     return predict
 
@@ -108,6 +110,9 @@ def latency(detector: Detector, images: list[Path], n: int) -> None:
         runs: dict[str, list[float]] = {"ours detect()": [], "ours detect(turned=True)": [],
                                         "mahjong-detector detect_tiles": []}
         calls = [lambda p: detector(p), lambda p: detector(p, turned=True), lambda p: detect_tiles(str(p))]
+        if detector.classifier is not None:
+            runs["ours detect(closer=False)"] = []
+            calls.append(lambda p: detector(p, closer=False))
         for p in photos:  # alternate so all see the same machine load
             for times, call in zip(runs.values(), calls, strict=True):
                 t = time.perf_counter()
@@ -122,23 +127,33 @@ def latency(detector: Detector, images: list[Path], n: int) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "zhuoji-tiles.onnx")
+    ap.add_argument("--classifier", default="default",
+                    help="crop classifier ONNX, or 'none' (default: the shipped models/zhuoji-crops.onnx)")
     ap.add_argument("--split", default="test", choices=["test", "valid"])
     ap.add_argument("--synth", type=Path, help="synthetic dataset folder with images/val and labels/val")
     ap.add_argument("--latency-images", type=int, default=20)
     ap.add_argument("--limit", type=int, help="use only the first N images of each set")
     args = ap.parse_args()
 
-    detector = Detector(args.model)
+    detector = Detector(args.model, classifier=None if args.classifier == "none" else args.classifier)
+    closer = detector.classifier is not None
     baseline = Baseline()
     images = sorted((REAL / "images" / args.split).glob("*.jpg"))[: args.limit]
     label_dir = REAL / "labels" / args.split
     ours = evaluate(ours_predictor(detector), images, label_dir, REAL_REMAP, "ours, real")
     base = evaluate(baseline, images, label_dir, REAL_REMAP, "mahjong-detector, real")
     turned = evaluate(ours_predictor(detector, turned=True), images, label_dir, REAL_REMAP, "ours turned, real")
-    print(f"# Detector benchmark — model {args.model.name}")
+    alone = (evaluate(ours_predictor(detector, closer=False), images, label_dir, REAL_REMAP, "detector alone, real")
+             if closer else None)
+    title = args.model.name + (f" + crop classifier {detector.classifier.model_path.name}" if closer else "")
+    print(f"# Detector benchmark — model {title}")
     report(f"Real photos, {args.split} split", ours, base, SUITED)
     print(f"with the second look at the photo turned 180° (detect(turned=True)): mAP50 over 27 classes "
           f"{turned.map50(SUITED):.4f}")
+    if alone is not None:
+        print(f"the detector alone, without the crop classifier (closer=False): mAP50 over 27 classes "
+              f"{alone.map50(SUITED):.4f}; look-alike confusions: "
+              + ", ".join(f"{k} {v}" for k, v in alone.confused(LOOKALIKES).items()))
     if args.synth:
         simages = sorted((args.synth / "images" / "val").glob("*.jpg"))[: args.limit]
         s_ours = evaluate(ours_predictor(detector), simages, args.synth / "labels" / "val", desc="ours, synth")

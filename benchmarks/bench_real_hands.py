@@ -2,6 +2,10 @@
 
     PYTHONPATH=. python benchmarks/bench_real_hands.py                        # the shipped model (or $ZHUOJI_MODEL)
     PYTHONPATH=. python benchmarks/bench_real_hands.py --model /path/to.onnx  # another export
+    PYTHONPATH=. python benchmarks/bench_real_hands.py --classifier none      # the detector alone
+
+Tiles are named by the detector and the crop classifier's second look together (``vision/classify.py``), as in
+``zhuoji read``, unless ``--classifier none``.
 
 Each photo is detected once, laid out once (``layout(dets, mode="hand")``) and read three ways: ``top-1`` every
 box as the detector's best tile (``use_constraints=False``), ``rules`` with the copy and meld constraints
@@ -296,13 +300,17 @@ def main() -> None:
     parser.add_argument("--foreign-p", type=float, default=FOREIGN_P,
                         help=f"share of boxes expected to be no tile of the set (default {FOREIGN_P}; "
                              f"{TRAINED_OTHER_P} trusts the detector's `other` as trained)")
+    parser.add_argument("--classifier", help="crop classifier ONNX, or 'none' for the detector alone (default: "
+                                             "$ZHUOJI_CLASSIFIER or the shipped models/zhuoji-crops.onnx)")
     args = parser.parse_args()
+    if args.classifier:
+        os.environ["ZHUOJI_CLASSIFIER"] = args.classifier  # read by get_detector, as in the service
     if not 0.0 < args.foreign_p < 1.0:
         parser.error("--foreign-p must lie strictly between 0 and 1")
     model = Path(args.model or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
     if not model.is_file():
         raise SystemExit(f"model not found: {model} (pass --model PATH)")
-    get_detector(model)  # load once, outside the timings
+    closer = get_detector(model).classifier  # load once, outside the timings
     print(f"columns ✓/✗: exact hand with {', '.join(CONFIGS)}; '·' = other (not a tile of the set)\n")
     results = []
     for exp in load_set(args.set):
@@ -320,7 +328,8 @@ def main() -> None:
         shown = model.resolve().relative_to(ROOT)
     except ValueError:
         shown = model.name
-    label = f"{shown}{'' if args.turned else ', one look (--no-turned)'}"
+    label = f"{shown} + {closer.model_path.name}" if closer else f"{shown} alone (no crop classifier)"
+    label += "" if args.turned else ", one look (--no-turned)"
     print(markdown(t, label + ("" if args.foreign_p == FOREIGN_P else f", --foreign-p {args.foreign_p}")))
 
 

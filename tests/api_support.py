@@ -51,6 +51,7 @@ class ScriptedDetector:
     def __init__(self, tiles: list[str]) -> None:
         self.tiles = tiles
         self.model_path = Path("scripted.onnx")
+        self.classifier = None
 
     def __call__(self, image: np.ndarray, **_: object) -> Detections:
         return row_detections(self.tiles, (image.shape[1], image.shape[0]))

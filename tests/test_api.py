@@ -25,6 +25,8 @@ from api.app import create_app
 from api.errors import ApiError
 from api.uploads import MAX_IMAGE_BYTES
 from api.vision_service import InferenceRunner
+from vision.classify import DEFAULT_CLASSIFIER
+from vision.detect import DEFAULT_MODEL
 from vision.detections import box_iou
 
 TABLES = Path(__file__).parent / "data" / "tables"
@@ -72,6 +74,23 @@ def test_healthz(client):
     body = client.get("/healthz").json()
     assert body["model_loaded"] is (client.app.state.detector is not None)
     assert body["status"] in ("ok", "no_model") and body["version"] and body["classes"] == 29
+    detector = client.app.state.detector
+    if detector is not None and detector.classifier is not None:
+        assert body["classifier"] == str(detector.classifier.model_path)
+
+
+def test_the_classifier_can_be_turned_off(monkeypatch: pytest.MonkeyPatch):
+    if not DEFAULT_CLASSIFIER.is_file() or not DEFAULT_MODEL.is_file():
+        pytest.skip("needs the shipped models")
+    monkeypatch.setenv("ZHUOJI_CLASSIFIER", "none")
+    with TestClient(create_app()) as c:
+        body = c.get("/healthz").json()
+        assert body["model_loaded"] is True and body["classifier"] is None
+        assert c.post("/v1/detect", files=photo()).json()["count"] > 0
+    monkeypatch.setenv("ZHUOJI_CLASSIFIER", "/nonexistent/crops.onnx")
+    with TestClient(create_app()) as c:  # a classifier asked for and missing: no model, said so
+        body = c.get("/healthz").json()
+        assert body["model_loaded"] is False and body["status"] == "no_model"
 
 
 def test_web_page_and_openapi(client):

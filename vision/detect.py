@@ -1,7 +1,9 @@
 """Image → :class:`Detections` with the shipped ONNX model (onnxruntime + OpenCV; no torch).
 
 ``detect(image)`` is the stage's entry point. A :class:`Detector` holds one onnxruntime session; sessions are
-thread-safe, so a process loads the model once (``get_detector``) and serves every thread with it.
+thread-safe, so a process loads the model once (``get_detector``) and serves every thread with it. By default it
+also takes a second, closer look at each tile with the crop classifier (``vision/classify.py``) when that model is
+shipped: the detector finds the boxes, both networks name the tile.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
+from vision.classify import DEFAULT_CLASSIFIER, Classifier
 from vision.detections import Detections, box_intersection, box_iou
 from vision.images import ImageError, load_image
 
@@ -45,11 +48,16 @@ def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
 
 
 class Detector:
-    """One onnxruntime session of the tile model; ``__call__`` is safe to use from many threads."""
+    """One onnxruntime session of the tile model (and one of the crop classifier, unless ``classifier`` is None:
+    ``"default"`` is the shipped one when present); ``__call__`` is safe to use from many threads."""
 
-    def __init__(self, model_path: str | os.PathLike = DEFAULT_MODEL, threads: int | None = None) -> None:
+    def __init__(self, model_path: str | os.PathLike = DEFAULT_MODEL, threads: int | None = None,
+                 classifier: str | os.PathLike | None = "default") -> None:
         import onnxruntime as ort
 
+        if classifier == "default":
+            classifier = DEFAULT_CLASSIFIER if DEFAULT_CLASSIFIER.is_file() else None
+        self.classifier = Classifier(classifier, threads) if classifier is not None else None
         path = Path(model_path)
         if not path.is_file():
             raise FileNotFoundError(f"model not found: {path}")
@@ -71,9 +79,10 @@ class Detector:
         return self.session.run(None, {self.input_name: blob})[0][0]
 
     def __call__(self, image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
-                 max_det: int = 300, turned: bool = False) -> Detections:
+                 max_det: int = 300, turned: bool = False, closer: bool = True) -> Detections:
         """``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
-        (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``)."""
+        (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``).
+        ``closer``: combine the class scores with the crop classifier's (when this detector has one)."""
         img = load_image(image)
         h, w = img.shape[:2]
         if tiled is None:  # a whole-table photo: tiles would shrink below ~20 px at the model's size
@@ -87,7 +96,10 @@ class Detector:
             for x0, y0, crop in _crops(img, self.size):
                 b, s = self._predict(crop, x0, y0)
                 boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
-        return _postprocess(boxes, scores, conf, iou, max_det, (w, h), vote=turned)
+        dets = _postprocess(boxes, scores, conf, iou, max_det, (w, h), vote=turned)
+        if closer and self.classifier is not None:
+            dets = self.classifier(img, dets)
+        return dets
 
     def _predict(self, img: np.ndarray, x0: int, y0: int) -> tuple[np.ndarray, np.ndarray]:
         canvas, lb = letterbox(img, self.size)
@@ -160,17 +172,25 @@ def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float,
     return Detections(boxes, best, top3[:, 0], top3, probs, image_size)
 
 
-_detectors: dict[str, Detector] = {}
+_detectors: dict[tuple[str, str | None], Detector] = {}
 _lock = threading.Lock()
 
 
+def classifier_choice() -> str | None:
+    """The crop classifier ``ZHUOJI_CLASSIFIER`` asks for: a path, None for ``none``, else ``"default"``."""
+    env = os.environ.get("ZHUOJI_CLASSIFIER", "")
+    return None if env.lower() == "none" else (env or "default")
+
+
 def get_detector(model_path: str | os.PathLike | None = None) -> Detector:
-    """The process-wide :class:`Detector` for a model path (loaded once; ``ZHUOJI_MODEL`` overrides the default)."""
+    """The process-wide :class:`Detector` for a model path (loaded once). ``ZHUOJI_MODEL`` overrides the default
+    model, ``ZHUOJI_CLASSIFIER`` the crop classifier (a path, or ``none`` for the detector alone)."""
     path = str(model_path or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
+    classifier = classifier_choice()
     with _lock:
-        if path not in _detectors:
-            _detectors[path] = Detector(path)
-        return _detectors[path]
+        if (path, classifier) not in _detectors:
+            _detectors[path, classifier] = Detector(path, classifier=classifier)
+        return _detectors[path, classifier]
 
 
 def detect(image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,

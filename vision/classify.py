@@ -1,0 +1,119 @@
+"""Detections → Detections with each tile looked at again, closer: a second, small network that classifies one tile
+crop at a time (onnxruntime + OpenCV; no torch).
+
+The detector names a tile from a 640×640 view of the whole photo; most of its remaining mistakes are near-identical
+glyphs (5m/7m/9m, 1s/7s, 2m/3m). The crop classifier sees each box on its own at the detector's resolution or
+better, and was trained apart from the detector, so the two err on different tiles: their class scores are combined
+(a weighted geometric mean) and the combined top 3 go on to the reading step.
+
+A :class:`Classifier` called on (image, detections) is the stage's entry point; the :class:`~vision.detect.Detector`
+holds one and calls it after its own look unless told not to. ``crop_tiles`` is the one way both training
+(``datasets/crops.py``) and inference cut a box out of a photo.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.detections import Detections
+from vision.images import load_image
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CLASSIFIER = ROOT / "models" / "zhuoji-crops.onnx"
+CROP_SIZE = 64
+CROP_MARGIN = 0.08  # share of a box's width/height added on each side: the tile's edge is part of its look
+MIN_CONFIDENCE = 0.1  # boxes below this are hardly tiles: not worth a second look (mAP scoring keeps ~300)
+DETECTOR_WEIGHT = 0.3  # exponent of the detector's scores in the combined score; the classifier's is 1 - this
+
+
+def crop_tiles(img: np.ndarray, xyxy: np.ndarray, size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
+    """(N, size, size, 3) uint8 BGR crops: each box grown by ``margin`` per side, scaled so that its longer side
+    fills ``size`` (the aspect kept: an upright tile stays tall, a turned one wide), centred on grey 114 (also
+    where the grown box leaves the photo)."""
+    h_img, w_img = img.shape[:2]
+    out = np.full((len(xyxy), size, size, 3), 114, np.uint8)
+    for i, (x0, y0, x1, y1) in enumerate(np.asarray(xyxy, np.float64).reshape(-1, 4)):
+        w, h = x1 - x0, y1 - y0
+        if w < 2 or h < 2:
+            continue
+        x0, x1 = round(x0 - margin * w), round(x1 + margin * w)
+        y0, y1 = round(y0 - margin * h), round(y1 + margin * h)
+        region = np.full((y1 - y0, x1 - x0, 3), 114, np.uint8)
+        cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
+        if cx1 <= cx0 or cy1 <= cy0:
+            continue
+        region[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0] = img[cy0:cy1, cx0:cx1]
+        s = size / max(x1 - x0, y1 - y0)
+        nw, nh = max(1, min(size, round((x1 - x0) * s))), max(1, min(size, round((y1 - y0) * s)))
+        resized = cv2.resize(region, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+        px, py = (size - nw) // 2, (size - nh) // 2
+        out[i, py:py + nh, px:px + nw] = resized
+    return out
+
+
+class Classifier:
+    """One onnxruntime session of the crop model; ``__call__`` is safe to use from many threads."""
+
+    def __init__(self, model_path: str | os.PathLike = DEFAULT_CLASSIFIER, threads: int | None = None) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"crop classifier not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or os.cpu_count() or 1
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        names = json.loads(meta.get("names", "{}"))
+        if [names.get(str(i)) for i in range(len(names))] != list(CLASS_NAMES):
+            raise ValueError(f"{path}: its classes do not match this version's {NUM_CLASSES} classes")
+        self.size = int(meta.get("crop_size", CROP_SIZE))
+        self.margin = float(meta.get("crop_margin", CROP_MARGIN))
+        self.model_path = path
+
+    def probs(self, img: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+        """(N, classes) class probabilities of the boxes' crops."""
+        if len(xyxy) == 0:
+            return np.zeros((0, NUM_CLASSES), np.float32)
+        crops = crop_tiles(img, xyxy, self.size, self.margin)
+        blob = np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
+        return self.session.run(None, {"crops": blob})[0]
+
+    def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
+                 min_confidence: float = MIN_CONFIDENCE) -> Detections:
+        """The detections with class, top 3 and probabilities from the combined scores for every box of at least
+        ``min_confidence`` (boxes and box confidences unchanged; weaker boxes, hardly tiles, keep the detector's)."""
+        sure = np.flatnonzero(dets.confidence >= min_confidence)
+        if len(sure) == 0:
+            return dets
+        img = load_image(image)
+        looked = combine(dets[sure], self.probs(img, dets.xyxy[sure]), detector_weight)
+        out = dets[np.arange(len(dets))]  # a copy
+        out.class_id[sure], out.top3_class[sure], out.top3_prob[sure] = (looked.class_id, looked.top3_class,
+                                                                         looked.top3_prob)
+        return out
+
+
+def combine(dets: Detections, crop_probs: np.ndarray, detector_weight: float = DETECTOR_WEIGHT,
+            floor: float = 1e-3) -> Detections:
+    """Weighted geometric mean of the detector's and the classifier's class probabilities, renormalised. The
+    detector keeps only its top 3; every other class gets ``floor`` from it (so the classifier can still name a
+    tile the detector ranked fourth, but only when it is sure)."""
+    n = len(dets)
+    det = np.full((n, NUM_CLASSES), floor, np.float64)
+    valid = dets.top3_class >= 0
+    rows = np.repeat(np.arange(n)[:, None], 3, 1)
+    det[rows[valid], dets.top3_class[valid]] = np.maximum(dets.top3_prob[valid], floor)
+    det /= det.sum(1, keepdims=True)
+    crop = np.clip(np.asarray(crop_probs, np.float64), 1e-6, 1.0)
+    score = np.exp(detector_weight * np.log(det) + (1 - detector_weight) * np.log(crop))
+    score /= score.sum(1, keepdims=True)
+    top3 = np.argsort(-score, 1)[:, :3]
+    return Detections(dets.xyxy, dets.confidence, top3[:, 0], top3, np.take_along_axis(score, top3, 1),
+                      dets.image_size)
