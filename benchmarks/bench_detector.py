@@ -10,7 +10,7 @@ threshold so its whole precision–recall curve counts). With --synth: the same 
 with its second, closer look by the crop classifier (``vision/classify.py``) when one is shipped; the real split is
 also scored without it.
 Latency: median end-to-end time (file → tile list) for 1280×960 JPEG photos, our `detect` vs the baseline's
-`detect_tiles`, alternating on the same files.
+`detect_tiles` on the same files, in blocks of photos taken in turn (see ``latency``).
 """
 
 from __future__ import annotations
@@ -113,11 +113,16 @@ def latency(detector: Detector, images: list[Path], n: int) -> None:
         if detector.classifier is not None:
             runs["ours detect(closer=False)"] = []
             calls.append(lambda p: detector(p, closer=False))
-        for p in photos:  # alternate so all see the same machine load
-            for times, call in zip(runs.values(), calls, strict=True):
-                t = time.perf_counter()
-                call(p)
-                times.append(time.perf_counter() - t)
+        # Each pipeline runs a block of photos, one pipeline after another, forth and back over several rounds:
+        # all share the machine's load, and one pipeline's runtime threads (which spin for a moment after each
+        # call) never sit between two calls of another, as they would if calls alternated photo by photo.
+        order = list(zip(runs.values(), calls, strict=True))
+        for block in range(4):
+            for times, call in order if block % 2 == 0 else order[::-1]:
+                for p in photos[block::4]:
+                    t = time.perf_counter()
+                    call(p)
+                    times.append(time.perf_counter() - t)
     print(f"\n## Latency, 1280×960 JPEG, end to end (file → tiles), {len(photos)} photos")
     for name, times in runs.items():
         print(f"{name + ':':<31} median {1000 * statistics.median(times):.1f} ms, "

@@ -68,6 +68,7 @@ class Classifier:
             raise FileNotFoundError(f"crop classifier not found: {path}")
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or os.cpu_count() or 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # see vision.detect.Detector
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         meta = self.session.get_modelmeta().custom_metadata_map
         names = json.loads(meta.get("names", "{}"))
