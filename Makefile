@@ -43,6 +43,7 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_waits.py
 	$(BIN)/python benchmarks/bench_layout.py
 	$(BIN)/python benchmarks/bench_detector.py
+	$(BIN)/python benchmarks/bench_classifier.py
 	$(BIN)/python benchmarks/bench_real_hands.py
 
 .PHONY: run demo test bench chromium
