@@ -22,6 +22,7 @@ from tqdm import tqdm
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from datasets.crops import label_path  # noqa: E402
 from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
 from vision.classify import DEFAULT_CLASSIFIER, DETECTOR_WEIGHT, Classifier, combine  # noqa: E402
 from vision.detect import DEFAULT_MODEL, Detector  # noqa: E402
@@ -38,8 +39,7 @@ def matched(detector: Detector, classifier: Classifier, images: list[Path], rema
     truth, top3, probs, crops = [], [], [], []
     for path in tqdm(images, desc=desc, unit="photo"):
         img = load_image(path)
-        label = path.parent.parent.parent / "labels" / path.parent.name / f"{path.stem}.txt"
-        gt, gt_cls = read_yolo_labels(label, img.shape[1], img.shape[0], remap)
+        gt, gt_cls = read_yolo_labels(label_path(path), img.shape[1], img.shape[0], remap)
         dets = detector(img, turned=True, closer=False)
         if not len(gt) or not len(dets):
             continue
