@@ -247,3 +247,14 @@ def test_the_cli_trains_the_classifier_and_refuses_a_bad_folder(tiny_mix: Path, 
     assert main(["train-classifier", "--crops", str(crops), "--epochs", "1", "--width", "8", "--out",
                  str(tmp_path / "runs"), "--export", str(out)]) == 0
     assert Classifier(out).size == CROP_SIZE and out.with_suffix(".pt").is_file()
+
+
+def test_a_file_that_is_no_onnx_model_is_a_clear_error(tmp_path: Path) -> None:
+    from vision.detect import Detector
+
+    junk = tmp_path / "junk.onnx"
+    junk.write_text("not a model")
+    with pytest.raises(ValueError, match="not a loadable ONNX crop classifier"):
+        Classifier(junk)
+    with pytest.raises(ValueError, match="not a loadable ONNX model"):
+        Detector(junk, classifier=None)

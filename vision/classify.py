@@ -23,6 +23,7 @@ import numpy as np
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.detections import Detections
 from vision.images import load_image
+from vision.sessions import open_session
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CLASSIFIER = ROOT / "models" / "zhuoji-crops.onnx"
@@ -61,15 +62,8 @@ class Classifier:
     """One onnxruntime session of the crop model; ``__call__`` is safe to use from many threads."""
 
     def __init__(self, model_path: str | os.PathLike = DEFAULT_CLASSIFIER, threads: int | None = None) -> None:
-        import onnxruntime as ort
-
         path = Path(model_path)
-        if not path.is_file():
-            raise FileNotFoundError(f"crop classifier not found: {path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or os.cpu_count() or 1
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # see vision.detect.Detector
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = open_session(path, threads, "crop classifier")
         meta = self.session.get_modelmeta().custom_metadata_map
         names = json.loads(meta.get("names", "{}"))
         if [names.get(str(i)) for i in range(len(names))] != list(CLASS_NAMES):

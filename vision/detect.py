@@ -21,6 +21,7 @@ from vision.classes import CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
 from vision.detections import Detections, box_intersection, box_iou
 from vision.images import ImageError, load_image
+from vision.sessions import open_session
 
 __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
 
@@ -53,21 +54,11 @@ class Detector:
 
     def __init__(self, model_path: str | os.PathLike = DEFAULT_MODEL, threads: int | None = None,
                  classifier: str | os.PathLike | None = "default") -> None:
-        import onnxruntime as ort
-
         if classifier == "default":
             classifier = DEFAULT_CLASSIFIER if DEFAULT_CLASSIFIER.is_file() else None
         self.classifier = Classifier(classifier, threads) if classifier is not None else None
         path = Path(model_path)
-        if not path.is_file():
-            raise FileNotFoundError(f"model not found: {path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or os.cpu_count() or 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # idle threads sleep instead of spinning: the crop classifier's session runs right after this one on the
-        # same cores, and spinning threads of one session slowed the other's run by about half (live mode)
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = open_session(path, threads, "model")
         self.input_name = self.session.get_inputs()[0].name
         self.size = int(self.session.get_inputs()[0].shape[2])
         meta = self.session.get_modelmeta().custom_metadata_map

@@ -1,0 +1,26 @@
+"""One way to open an ONNX model for inference, shared by the detector and the crop classifier."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def open_session(path: Path, threads: int | None, what: str):
+    """An onnxruntime CPU session of ``path``; ``what`` names the model in errors. A missing file raises
+    FileNotFoundError, a file onnxruntime cannot load ValueError (both a one-line message, no runtime trace)."""
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} not found: {path}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads or os.cpu_count() or 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Idle threads sleep instead of spinning: the crop classifier's session runs right after the detector's on the
+    # same cores, and one session's spinning threads slowed the other's runs by about half (live mode).
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own types (InvalidProtobuf, Fail, ...) for unreadable files
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{path}: not a loadable ONNX {what} ({reason})") from None
