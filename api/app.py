@@ -44,7 +44,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
                require_model: bool = False) -> FastAPI:
     """A new application.
 
-    model_path: ONNX tile model (default ``ZHUOJI_MODEL`` or the shipped ``models/zhuoji-tiles.onnx``).
+    model_path: ONNX tile model (default ``ZHUOJI_MODEL`` or the shipped ``models/zhuoji-tiles-int8.onnx``).
     threads: onnxruntime threads per inference (default ``ZHUOJI_THREADS`` or all cores).
     concurrency: photos processed at once (default ``ZHUOJI_CONCURRENCY`` or 1: one inference already uses
     every core, so more only adds memory). max_waiting: photos queued beyond that before answering 503 busy

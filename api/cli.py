@@ -30,10 +30,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from api.service_commands import add_live, add_serve
-    from api.vision_commands import add_detect, add_read, add_score, add_train, add_train_classifier
+    from api.vision_commands import (
+        add_detect,
+        add_quantize,
+        add_read,
+        add_score,
+        add_train,
+        add_train_classifier,
+    )
 
-    for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier, add_serve,
-                add_live):
+    for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier,
+                add_quantize, add_serve, add_live):
         add(sub)
     return parser
 

@@ -16,7 +16,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--workers", type=int, default=1, help="processes, each with its own model copy (default 1)")
-    p.add_argument("--model", type=Path, help="ONNX model (default: ZHUOJI_MODEL or models/zhuoji-tiles.onnx)")
+    p.add_argument("--model", type=Path, help="ONNX model (default: ZHUOJI_MODEL or models/zhuoji-tiles-int8.onnx)")
     p.add_argument("--threads", type=int, help="onnxruntime threads per process (default: all cores; with "
                                                 "several workers, cores ÷ workers)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
@@ -52,7 +52,7 @@ def add_live(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--window", type=int, default=5, help="frames voted over (default 5)")
     p.add_argument("--rules", default="gy-normal", choices=PRESETS)
     p.add_argument("--self-drawn", action="store_true", help="score wins as 自摸 (self-drawn)")
-    p.add_argument("--model", type=Path, help="ONNX model (default: ZHUOJI_MODEL or models/zhuoji-tiles.onnx)")
+    p.add_argument("--model", type=Path, help="ONNX model (default: ZHUOJI_MODEL or models/zhuoji-tiles-int8.onnx)")
     p.add_argument("--max-frames", type=int, help="stop after processing this many frames")
     p.add_argument("--seconds", type=float, help="stop after this many seconds")
     p.add_argument("--json", action="store_true", help="one JSON line per change, and a summary line")

@@ -19,7 +19,7 @@ def add_detect(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--iou", type=float, default=0.5, help="NMS IoU threshold (default 0.5)")
     p.add_argument("--tiled", action="store_true", help="also detect on overlapping crops (large table photos)")
     _add_turned_option(p, default=False)
-    p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles.onnx)")
+    p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
     p.set_defaults(func=run_detect)
 
 
@@ -69,7 +69,7 @@ def _add_photo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--annotate", type=Path, metavar="OUT", help="write the photo with the tiles as read (JPEG)")
     _add_turned_option(p, default=True)
-    p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles.onnx)")
+    p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
 
 
 def add_read(sub: argparse._SubParsersAction) -> None:
@@ -185,6 +185,23 @@ def add_train_classifier(sub: argparse._SubParsersAction) -> None:
                        add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(func=run_train)
+
+
+def add_quantize(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("quantize", help="int8 version of a float detector or crop classifier (needs the 'train' "
+                                        "extra)", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=run_quantize)
+
+
+def run_quantize(args: argparse.Namespace) -> int:
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        raise ValueError("quantizing needs the train extra: pip install -e '.[train]'") from None
+    from vision.quantize import main as quantize_main
+
+    return quantize_main(args.rest)
 
 
 def run_train(args: argparse.Namespace) -> int:

@@ -1,6 +1,6 @@
 """The crop classifier's second look: tile accuracy of the detector alone, the classifier alone and both combined.
 
-    python benchmarks/bench_classifier.py [--model models/zhuoji-tiles.onnx] [--classifier models/zhuoji-crops.onnx]
+    python benchmarks/bench_classifier.py [--model models/zhuoji-tiles-int8.onnx] [--classifier models/zhuoji-crops-int8.onnx]
                                           [--mix ../data/mix3] [--weights 0 0.2 0.3 0.4 0.5 0.7 1]
 
 The detector runs as ``zhuoji read`` runs it (two looks, confidence ≥ 0.25) on the real test split and, with

@@ -1,6 +1,6 @@
 """Detector accuracy and latency, ours vs the mahjong-detector baseline, in one run on the same images.
 
-    python benchmarks/bench_detector.py [--model models/zhuoji-tiles.onnx] [--classifier PATH|none] [--split test]
+    python benchmarks/bench_detector.py [--model models/zhuoji-tiles-int8.onnx] [--classifier PATH|none] [--split test]
                                         [--synth DIR] [--latency-images 20] [--limit N]
 
 Accuracy: mAP50 over the 27 suited classes on the real split (labels remapped to our classes), for our model and
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
-from vision.detect import Detector, _postprocess  # noqa: E402
+from vision.detect import DEFAULT_MODEL, Detector, _postprocess  # noqa: E402
 from vision.evaluate import LOOKALIKES, SUITED, EvalResult, evaluate  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4"
@@ -131,9 +131,9 @@ def latency(detector: Detector, images: list[Path], n: int) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", type=Path, default=ROOT / "models" / "zhuoji-tiles.onnx")
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--classifier", default="default",
-                    help="crop classifier ONNX, or 'none' (default: the shipped models/zhuoji-crops.onnx)")
+                    help="crop classifier ONNX, or 'none' (default: the shipped models/zhuoji-crops-int8.onnx)")
     ap.add_argument("--split", default="test", choices=["test", "valid"])
     ap.add_argument("--synth", type=Path, help="synthetic dataset folder with images/val and labels/val")
     ap.add_argument("--latency-images", type=int, default=20)

@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--max-requests", type=int, default=100_000)
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--model", type=Path, help="ONNX model (default: ZHUOJI_MODEL or models/zhuoji-tiles.onnx)")
+    p.add_argument("--model", type=Path, help="ONNX model (default: ZHUOJI_MODEL or models/zhuoji-tiles-int8.onnx)")
     p.add_argument("--endpoint", default="/v1/score", choices=["/v1/score", "/v1/read", "/v1/detect"])
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)

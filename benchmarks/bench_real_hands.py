@@ -301,7 +301,7 @@ def main() -> None:
                         help=f"share of boxes expected to be no tile of the set (default {FOREIGN_P}; "
                              f"{TRAINED_OTHER_P} trusts the detector's `other` as trained)")
     parser.add_argument("--classifier", help="crop classifier ONNX, or 'none' for the detector alone (default: "
-                                             "$ZHUOJI_CLASSIFIER or the shipped models/zhuoji-crops.onnx)")
+                                             "$ZHUOJI_CLASSIFIER or the shipped models/zhuoji-crops-int8.onnx)")
     args = parser.parse_args()
     if args.classifier:
         os.environ["ZHUOJI_CLASSIFIER"] = args.classifier  # read by get_detector, as in the service

@@ -4,7 +4,7 @@ A model trained on noisy labels still learns the majority, so a box it reads wit
 is either a model error or a label error; the contact sheet shows which at a glance. One look per source photo
 (an export's augmented variants of one photo repeat its labels)::
 
-    python datasets/audit.py --images DIR --labels DIR [--model models/zhuoji-tiles.onnx] [--min-p 0.8] --out DIR
+    python datasets/audit.py --images DIR --labels DIR [--model models/zhuoji-tiles-int8.onnx] [--min-p 0.8] --out DIR
 
 Writes OUT/audit.json (one row per flagged box: image, box, label, read, p) and OUT/sheet_NN.png (crops captioned
 ``label>read``), and prints the count per (label, read) pair.

@@ -60,7 +60,7 @@ def scripted():
 
 def needs_model(client) -> None:
     if client.app.state.detector is None:
-        pytest.skip("no tile model: models/zhuoji-tiles.onnx missing and ZHUOJI_MODEL not set")
+        pytest.skip("no tile model: models/zhuoji-tiles-int8.onnx missing and ZHUOJI_MODEL not set")
 
 
 def photo(name: str = "photo.jpg", data: bytes | None = None, kind: str = "image/jpeg") -> dict:

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "datasets" / "samples" / "sample_02.jpg"
 
 pytestmark = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),
-                                reason="no shipped model (models/zhuoji-tiles.onnx) and ZHUOJI_MODEL not set")
+                                reason="no shipped model (models/zhuoji-tiles-int8.onnx) and ZHUOJI_MODEL not set")
 
 
 def test_read_json_gives_the_hand_and_every_box(capsys: pytest.CaptureFixture[str]) -> None:

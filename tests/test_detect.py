@@ -136,7 +136,7 @@ def test_evaluate_scores_a_perfect_predictor_at_one(tmp_path: Path) -> None:
 
 
 needs_model = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),
-                                 reason="no shipped model (models/zhuoji-tiles.onnx) and ZHUOJI_MODEL not set")
+                                 reason="no shipped model (models/zhuoji-tiles-int8.onnx) and ZHUOJI_MODEL not set")
 
 
 @needs_model

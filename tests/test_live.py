@@ -78,7 +78,7 @@ def test_voter_needs_a_full_window_and_a_quorum():
 def test_cli_on_a_video_of_sample_photos(tmp_path, capsys):
     model = model_path()
     if model is None:
-        pytest.skip("no tile model: models/zhuoji-tiles.onnx missing and ZHUOJI_MODEL not set")
+        pytest.skip("no tile model: models/zhuoji-tiles-int8.onnx missing and ZHUOJI_MODEL not set")
     photos = [cv2.resize(cv2.imread(str(p)), (640, 480)) for p in SAMPLES[:2]]
     video = write_video(tmp_path / "hands.avi", [photos[0]] * 4 + [photos[-1]] * 4)
     out = tmp_path / "out.mp4"

@@ -119,7 +119,7 @@ def test_upload_correct_a_tile_and_the_score_changes(browser, tmp_path):
 def test_real_model_on_a_sample_photo(browser, tmp_path):
     model = model_path()
     if model is None:
-        pytest.skip("no tile model: models/zhuoji-tiles.onnx missing and ZHUOJI_MODEL not set")
+        pytest.skip("no tile model: models/zhuoji-tiles-int8.onnx missing and ZHUOJI_MODEL not set")
     app = create_app(model_path=model)
     with ServerThread(app) as server:
         page = browser.new_page(**PHONE)

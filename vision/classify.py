@@ -26,7 +26,7 @@ from vision.images import load_image
 from vision.sessions import open_session
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CLASSIFIER = ROOT / "models" / "zhuoji-crops.onnx"
+DEFAULT_CLASSIFIER = ROOT / "models" / "zhuoji-crops-int8.onnx"  # the int8 version of zhuoji-crops.onnx (quantize.py)
 CROP_SIZE = 64
 CROP_MARGIN = 0.08  # share of a box's width/height added on each side: the tile's edge is part of its look
 MIN_CONFIDENCE = 0.1  # boxes below this are hardly tiles: not worth a second look (mAP scoring keeps ~300)
