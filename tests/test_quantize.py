@@ -103,6 +103,8 @@ def test_the_cli_quantizes_the_detector(tmp_path: Path, capsys: pytest.CaptureFi
     ([str(FLOAT_DETECTOR)], "needs --images"),
     ([str(FLOAT_DETECTOR), "--images", "no/such/folder"], "no such folder or list file"),
     ([str(FLOAT_CLASSIFIER)], "needs --crops"),
+    ([str(FLOAT_CLASSIFIER), "--samples", "0"], "--samples must be at least 1"),
+    ([str(FLOAT_CLASSIFIER), "--percentile", "120"], "--percentile must be"),
     (["no-such.onnx"], "no such model"),
 ])
 def test_the_cli_refuses_what_it_cannot_quantize(args: list[str], message: str, tmp_path: Path,

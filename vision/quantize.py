@@ -149,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--percentile", type=float, default=99.999)
     a = p.parse_args(argv)
+    if a.samples is not None and a.samples < 1:
+        p.error("--samples must be at least 1")
+    if not 50 < a.percentile <= 100:
+        p.error("--percentile must be above 50 and at most 100")
     import onnx
 
     if not a.model.is_file():
