@@ -14,7 +14,7 @@ from api.cli import main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.detect import DEFAULT_MODEL, ImageError, _postprocess, detect, letterbox, load_image
 from vision.detections import box_iou
-from vision.evaluate import EvalResult, _ap, evaluate, read_yolo_labels
+from vision.evaluate import EvalResult, _ap, evaluate, finding_ap50, named_by_labels, read_yolo_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
@@ -133,6 +133,27 @@ def test_evaluate_scores_a_perfect_predictor_at_one(tmp_path: Path) -> None:
     assert result.confusion[0, 0] == 1
     wrong = evaluate(lambda _p: (boxes, np.array([0.9, 0.8]), np.array([1, 28])), [img], tmp_path, {27: 28})
     assert wrong.ap50[0] == 0.0 and wrong.confused([("1m", "2m")]) == {"1m→2m": 1}
+
+
+def test_finding_ignores_names_and_the_naming_ceiling_renames_found_boxes(tmp_path: Path) -> None:
+    img = tmp_path / "a.jpg"
+    cv2.imwrite(str(img), np.zeros((100, 200, 3), np.uint8))
+    (tmp_path / "a.txt").write_text("0 0.25 0.5 0.1 0.4\n5 0.5 0.5 0.1 0.4\n27 0.75 0.5 0.1 0.4\n")
+    boxes, _ = read_yolo_labels(tmp_path / "a.txt", 200, 100)
+    # both suited tiles found but misnamed, a spurious box far from any tile, the back tile missed
+    found = np.concatenate([boxes[:2], [[0, 0, 10, 10]]])
+
+    def predict(_p: Path):
+        return found, np.array([0.9, 0.8, 0.95]), np.array([3, 7, 4])
+
+    assert evaluate(predict, [img], tmp_path).map50() == 0.0
+    # the spurious box outranks both hits: precision 1/2 then 2/3 at full recall
+    assert finding_ap50(predict, [img], tmp_path) == pytest.approx(2 / 3, abs=0.01)
+    renamed = named_by_labels(predict, tmp_path)
+    assert renamed(img)[2].tolist() == [0, 5, 4]  # the spurious box keeps its name
+    ceiling = evaluate(renamed, [img], tmp_path)
+    assert ceiling.ap50[0] == pytest.approx(1.0) and ceiling.ap50[5] == pytest.approx(1.0)
+    assert ceiling.ap50[27] == 0.0  # the missed back tile stays missed
 
 
 needs_model = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),

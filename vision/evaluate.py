@@ -113,5 +113,39 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
     return EvalResult(ap, gt_count, confusion, len(images))
 
 
+def finding_ap50(predict: Callable[[Path], Prediction], images: list[Path], label_dir: Path,
+                 remap: dict[int, int] | None = None, classes: Iterable[int] = SUITED) -> float:
+    """AP50 of finding the tiles of ``classes`` whatever their names: every one of them, labelled or predicted,
+    counts as one class. What the detector's boxes alone allow, the naming aside."""
+    classes = set(classes)
+    one = min(classes)
+    merged = {c: one for c in classes} | {k: (one if v in classes else v) for k, v in (remap or {}).items()}
+
+    def boxes_only(path: Path) -> Prediction:
+        boxes, scores, cls = predict(path)
+        return boxes, scores, np.where(np.isin(cls, list(classes)), one, cls)
+
+    return float(evaluate(boxes_only, images, label_dir, merged, desc="finding").ap50[one])
+
+
+def named_by_labels(predict: Callable[[Path], Prediction], label_dir: Path,
+                    remap: dict[int, int] | None = None) -> Callable[[Path], Prediction]:
+    """``predict`` with each box that overlaps a label by IoU ≥ 0.5 renamed as that label (the best overlap): its
+    mAP is the ceiling that better naming alone can reach with these boxes and confidences."""
+
+    def renamed(path: Path) -> Prediction:
+        boxes, scores, cls = predict(path)
+        h, w = cv2.imread(str(path)).shape[:2]
+        gt_boxes, gt_cls = read_yolo_labels(label_dir / f"{path.stem}.txt", w, h, remap)
+        cls = np.array(cls, copy=True)
+        if len(boxes) and len(gt_boxes):
+            iou = box_iou(boxes, gt_boxes)
+            hit = iou.max(1) >= 0.5
+            cls[hit] = gt_cls[iou.argmax(1)[hit]]
+        return boxes, scores, cls
+
+    return renamed
+
+
 LOOKALIKES = [("1s", "2s"), ("7s", "8s"), ("4p", "5p"), ("5p", "6p"), ("4p", "6p"), ("1m", "2m"), ("2m", "3m"),
               ("1m", "3m"), ("6s", "9s"), ("1s", "other")]
