@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from api.cli import main as cli_main
-from vision.classify import Classifier, crop_tiles
+from vision.classify import Classifier, crop_tiles, to_input
 from vision.detect import Detector
 from vision.detections import box_iou
+from vision.evaluate import read_yolo_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "models"
@@ -27,10 +28,7 @@ def _sample_boxes() -> list[tuple[np.ndarray, np.ndarray]]:
     out = []
     for label in sorted(SAMPLE_LABELS.glob("*.txt")):
         img = cv2.imread(str(SAMPLES / f"{label.stem}.jpg"))
-        rows = np.array([[float(v) for v in r.split()] for r in label.read_text().splitlines() if r.strip()])
-        h, w = img.shape[:2]
-        out.append((img, np.stack([(rows[:, 1] - rows[:, 3] / 2) * w, (rows[:, 2] - rows[:, 4] / 2) * h,
-                                   (rows[:, 1] + rows[:, 3] / 2) * w, (rows[:, 2] + rows[:, 4] / 2) * h], 1)))
+        out.append((img, read_yolo_labels(label, img.shape[1], img.shape[0])[0]))
     return out
 
 
@@ -71,8 +69,7 @@ def test_the_classifier_quantizes_and_names_tiles_as_the_float_one(tmp_path: Pat
     from vision.quantize import quantize
 
     crops = np.concatenate([crop_tiles(img, xyxy) for img, xyxy in _sample_boxes()])
-    batches = [np.ascontiguousarray(crops[i:i + 64][..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
-               for i in range(0, len(crops), 64)]
+    batches = [to_input(crops[i:i + 64]) for i in range(0, len(crops), 64)]
     out = quantize(FLOAT_CLASSIFIER, tmp_path / "crops-int8.onnx", batches)
     assert out.stat().st_size < 0.4 * FLOAT_CLASSIFIER.stat().st_size
     int8, float_ = Classifier(out), Classifier(FLOAT_CLASSIFIER)  # Classifier checks the class names it carries

@@ -58,6 +58,11 @@ def crop_tiles(img: np.ndarray, xyxy: np.ndarray, size: int = CROP_SIZE, margin:
     return out
 
 
+def to_input(crops: np.ndarray) -> np.ndarray:
+    """(N, size, size, 3) uint8 BGR crops as the network's input: (N, 3, size, size) RGB in [0, 1]."""
+    return np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
+
+
 class Classifier:
     """One onnxruntime session of the crop model; ``__call__`` is safe to use from many threads."""
 
@@ -77,8 +82,7 @@ class Classifier:
         if len(xyxy) == 0:
             return np.zeros((0, NUM_CLASSES), np.float32)
         crops = crop_tiles(img, xyxy, self.size, self.margin)
-        blob = np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
-        return self.session.run(None, {"crops": blob})[0]
+        return self.session.run(None, {"crops": to_input(crops)})[0]
 
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
                  min_confidence: float = MIN_CONFIDENCE) -> Detections:

@@ -49,6 +49,11 @@ def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
     return canvas, Letterbox(scale, pad_x, pad_y)
 
 
+def to_input(canvas: np.ndarray) -> np.ndarray:
+    """A letterboxed BGR canvas as the network's input: (1, 3, size, size) RGB in [0, 1]."""
+    return cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True)  # NCHW RGB in [0, 1], one pass
+
+
 class Detector:
     """One onnxruntime session of the tile model (and one of the crop classifier, unless ``classifier`` is None:
     ``"default"`` is the shipped one when present); ``__call__`` is safe to use from many threads."""
@@ -70,8 +75,7 @@ class Detector:
 
     def raw(self, canvas: np.ndarray) -> np.ndarray:
         """Run the network on one letterboxed BGR canvas; returns (4 + classes, anchors)."""
-        blob = cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True)  # NCHW RGB in [0, 1], one pass
-        return self.session.run(None, {self.input_name: blob})[0][0]
+        return self.session.run(None, {self.input_name: to_input(canvas)})[0][0]
 
     def __call__(self, image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
                  max_det: int = 300, turned: bool = False, closer: bool = True) -> Detections:

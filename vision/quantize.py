@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from vision.detect import letterbox
+from vision import classify, detect
 from vision.images import ImageError, load_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
@@ -45,15 +45,13 @@ def list_images(source: Path) -> list[Path]:
 
 def image_batches(paths: list[Path], size: int) -> list[np.ndarray]:
     """One (1, 3, size, size) float input per readable photo, prepared as the detector prepares it."""
-    import cv2
-
     batches = []
     for path in tqdm(paths, desc="calibration photos", unit="photo"):
         try:
-            canvas, _ = letterbox(load_image(path), size)
+            canvas, _ = detect.letterbox(load_image(path), size)
         except ImageError:
             continue
-        batches.append(cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True))
+        batches.append(detect.to_input(canvas))
     return batches
 
 
@@ -62,8 +60,7 @@ def crop_batches(crops_npz: Path, n: int, seed: int, batch: int = 64) -> list[np
     x = np.load(crops_npz)["x"]
     pick = np.sort(np.random.default_rng(seed).choice(len(x), min(n, len(x)), replace=False))
     x = x[pick]
-    return [np.ascontiguousarray(x[i:i + batch][..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
-            for i in range(0, len(x), batch)]
+    return [classify.to_input(x[i:i + batch]) for i in range(0, len(x), batch)]
 
 
 def nodes_kept_float(model) -> list[str]:
