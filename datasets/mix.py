@@ -2,14 +2,15 @@
 
 The real train split holds five augmented variants of each source photo, next to each other in name order; taking
 the first share of the files (ultralytics' ``fraction``) would drop whole photos. This keeps every source photo
-and picks ``--real-variants`` of its variants at random (seeded), adds ``--synth-train`` synthetic scenes, and
-validates on the real valid split plus ``--synth-val`` synthetic scenes. The valid split holds un-augmented photos
+and picks ``--real-variants`` of its variants at random (seeded), adds ``--synth-train`` synthetic scenes (drawn from
+the training scenes of every ``--synth`` folder, so that scenes of other seeds add variety), and validates on the
+real valid split plus ``--synth-val`` synthetic scenes of the first folder. The valid split holds un-augmented photos
 that the train split lacks; ``--valid-train N`` moves N of them into training, never one that is (or nearly
 duplicates) a test photo or a photo of ``tests/data/real_hands``, so those stay unseen. ``--same-valid-as MIX``
 instead reuses an earlier mix's valid photos in training and its validation list, so that runs on new variants
 and scenes stay comparable and never validate on photos an earlier run trained on::
 
-    python datasets/mix.py --real DIR --synth DIR --out DIR [--real-variants 2] [--synth-train 900] [--synth-val 100]
+    python datasets/mix.py --real DIR --synth DIR [DIR ...] --out DIR [--real-variants 2] [--synth-train 900] [--synth-val 100]
                            [--valid-train 0 | --same-valid-as MIX] [--seed 0]
 
 Writes DIR/train.txt, DIR/val.txt and DIR/data.yaml (29 classes). Labels stay beside the images of each set.
@@ -104,14 +105,16 @@ def _names(list_file: Path) -> set[str]:
     return {Path(line).name for line in list_file.read_text().splitlines() if line.strip()}
 
 
-def write_mix(real: Path, synth: Path, out: Path, real_variants: int = 2, synth_train: int = 900,
+def write_mix(real: Path, synth: Path | list[Path], out: Path, real_variants: int = 2, synth_train: int = 900,
               synth_val: int = 100, seed: int = 0, valid_train: int = 0, same_valid_as: Path | None = None) -> Path:
+    synth_dirs = [synth] if isinstance(synth, Path) else list(synth)
+    synth = synth_dirs[0]  # validation scenes come from the first folder only
     rng = random.Random(seed)
     groups: dict[str, list[Path]] = defaultdict(list)
     for img in sorted((real / "images" / "train").glob("*.jpg")):
         groups[source_photo(img.name)].append(img)
     train = [p for key in sorted(groups) for p in rng.sample(groups[key], min(real_variants, len(groups[key])))]
-    synth_imgs = sorted((synth / "images" / "train").glob("*.jpg"))
+    synth_imgs = [p for d in synth_dirs for p in sorted((d / "images" / "train").glob("*.jpg"))]
     train += rng.sample(synth_imgs, min(synth_train, len(synth_imgs)))
     val = [p for p in sorted((real / "images" / "valid").glob("*.jpg"))
            if source_photo(p.name) not in MISLABELLED_VALID]
@@ -147,7 +150,8 @@ def write_mix(real: Path, synth: Path, out: Path, real_variants: int = 2, synth_
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--real", type=Path, required=True, help="output folder of datasets/real.py")
-    p.add_argument("--synth", type=Path, required=True, help="output folder of datasets/synth.py")
+    p.add_argument("--synth", type=Path, nargs="+", required=True,
+                   help="output folder(s) of datasets/synth.py: training scenes from all, validation from the first")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--real-variants", type=int, default=2)
     p.add_argument("--synth-train", type=int, default=900)

@@ -144,3 +144,21 @@ def test_the_shipped_int8_classifier_names_tiles_as_the_float_one() -> None:
         agree += int((int8.probs(img, xyxy).argmax(1) == float_.probs(img, xyxy).argmax(1)).sum())
         total += len(xyxy)
     assert total >= 100 and agree / total >= 0.97, f"{agree}/{total}"
+
+
+@pytest.mark.parametrize("model", [INT8_DETECTOR, INT8_CLASSIFIER], ids=lambda p: p.name)
+def test_the_shipped_int8_weights_fit_in_7_bits(model: Path) -> None:
+    """x86 CPUs without VNNI add pairs of u8×s8 products in int16: 8-bit weights saturate there, and an int8 model
+    that is right on a VNNI machine reads almost nothing on an AVX2-only one. 7-bit weights (|w| ≤ 64) never saturate."""
+    onnx = pytest.importorskip("onnx", reason="needs the train extra")
+    from onnx import numpy_helper
+
+    if not model.is_file():
+        pytest.skip(f"no shipped {model.name}")
+    graph = onnx.load(str(model)).graph
+    # int8 tensors of 2 or more dimensions are the convolution and dense weights (zero points are 0-D or 1-D)
+    weights = [numpy_helper.to_array(t) for t in graph.initializer
+               if t.data_type == onnx.TensorProto.INT8 and len(t.dims) >= 2]
+    assert len(weights) >= 10
+    # |w| ≤ 64: two products 255 × 64 sum to 32,640, inside int16
+    assert all(np.abs(w.astype(np.int32)).max() <= 64 for w in weights), [int(abs(w).max()) for w in weights][:5]

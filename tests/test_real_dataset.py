@@ -173,6 +173,26 @@ def test_a_mix_can_reuse_an_earlier_mixs_valid_photos_and_validation_list(tmp_pa
     assert not {Path(p).name for p in train} & {Path(p).name for p in val}
 
 
+def test_a_mix_draws_training_scenes_from_every_synthetic_folder_and_validates_on_the_first(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    mix = _load("mix")
+    blank = np.zeros((8, 8, 3), np.uint8)
+    for folder, names in [("real/images/train", ["p0_jpg.rf.00.jpg"]), ("real/images/valid", ["v0.jpg"]),
+                          ("a/images/train", ["a0.jpg", "a1.jpg"]), ("a/images/val", ["av0.jpg"]),
+                          ("b/images/train", ["b0.jpg", "b1.jpg", "b2.jpg"]), ("b/images/val", ["bv0.jpg"])]:
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        for name in names:
+            cv2.imwrite(str(tmp_path / folder / name), blank)
+    mix.main(["--real", str(tmp_path / "real"), "--synth", str(tmp_path / "a"), str(tmp_path / "b"),
+              "--out", str(tmp_path / "o"), "--synth-train", "5"])
+    train = {Path(p).name for p in (tmp_path / "o" / "train.txt").read_text().split()}
+    val = {Path(p).name for p in (tmp_path / "o" / "val.txt").read_text().split()}
+    assert train == {"p0_jpg.rf.00.jpg", "a0.jpg", "a1.jpg", "b0.jpg", "b1.jpg", "b2.jpg"}
+    assert val == {"v0.jpg", "av0.jpg"}
+
+
 def test_mix_refuses_a_folder_that_is_not_a_mix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mix = _load("mix")
     with pytest.raises(SystemExit) as stop:

@@ -1,8 +1,9 @@
 """Float ONNX model → int8 ONNX model (static quantization with onnxruntime), for the detector and the crop classifier.
 
-On this 2-core CPU the int8 detector runs in about half the time of the float one and the int8 classifier in about
-a third (AVX-512 VNNI integer kernels), at about the same accuracy on the real photos (numbers and commands in
-``models/README.md``). Weights are int8 per output channel; activations uint8 with ranges from a percentile of
+The int8 detector runs in about half to two thirds of the float one's time on the 2-core CPUs measured, at about
+the same accuracy on the real photos (numbers and commands in ``models/README.md``). Weights are 7-bit integers
+(in int8) per output channel, so that x86 CPUs without VNNI (AVX2 only), whose int8 kernels add products in
+int16, never saturate; activations uint8 with ranges from a percentile of
 what a sample of calibration inputs produces (the plain min–max lets a few outliers stretch the scale: measured
 lower mAP). The detect head's last layers stay float: box coordinates (0–640 px) and class scores share one output
 tensor, and one int8 scale for both erased the scores (mAP 0); so do the classifier's last layer and softmax.
@@ -115,8 +116,11 @@ def quantize(model_in: Path, model_out: Path, batches: list[np.ndarray], percent
         quant_pre_process(str(model_in), str(prepared))
         keep_float = nodes_kept_float(onnx.load(str(prepared)))
         quantized = Path(tmp) / "int8.onnx"
+        # reduce_range: 7-bit weights. x86 CPUs without VNNI (AVX2 only) add u8×s8 products in pairs into int16,
+        # which saturates with 8-bit weights: the model then reads almost nothing there (seen on an AMD EPYC).
         quantize_static(str(prepared), str(quantized), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, nodes_to_exclude=keep_float,
+                        reduce_range=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        nodes_to_exclude=keep_float,
                         calibrate_method=CalibrationMethod.Percentile,
                         extra_options={"CalibPercentile": percentile})
         model = onnx.load(str(quantized))
@@ -128,7 +132,7 @@ def quantize(model_in: Path, model_out: Path, batches: list[np.ndarray], percent
     del model.metadata_props[:]
     for prop in source.metadata_props:
         model.metadata_props.add(key=prop.key, value=prop.value)
-    model.metadata_props.add(key="quantization", value=f"int8 static (QDQ, per-channel weights, uint8 activations, "
+    model.metadata_props.add(key="quantization", value=f"int8 static (QDQ, per-channel 7-bit weights, uint8 activations, "
                                                         f"{percentile} percentile of {sum(len(b) for b in batches)} "
                                                         f"inputs) from {model_in.name}")
     model_out.parent.mkdir(parents=True, exist_ok=True)
