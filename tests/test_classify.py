@@ -93,6 +93,24 @@ def test_a_class_outside_the_detectors_top3_needs_a_sure_classifier() -> None:
     assert combine(dets, _crop_probs(one_s, 0.9999), 0.5).class_id[0] == one_s
 
 
+def test_a_doubtfully_named_tile_ranks_below_a_surely_named_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not DEFAULT_CLASSIFIER.is_file():
+        pytest.skip("no shipped crop classifier")
+    five_m, seven_m, nine_m = (CLASS_NAMES.index(t) for t in ("5m", "7m", "9m"))
+    dets = _dets([[seven_m, five_m, nine_m]] * 3, [[0.8, 0.15, 0.05]] * 3)
+    dets.confidence[2] = 0.05  # hardly a tile: not looked at
+    torn = _crop_probs(seven_m, 0.5)
+    torn[0, five_m] = 0.45
+    crop_probs = np.concatenate([_crop_probs(seven_m, 0.99), torn / torn.sum()])
+    clf = Classifier(DEFAULT_CLASSIFIER)
+    monkeypatch.setattr(clf, "probs", lambda img, xyxy: crop_probs[:len(xyxy)])
+    out = clf(np.zeros((100, 100, 3), np.uint8), dets)
+    assert out.class_id.tolist() == [seven_m] * 3
+    assert 0.8 >= out.confidence[0] > out.confidence[1] > 0.3
+    assert out.confidence[0] == pytest.approx(0.8 * out.top3_prob[0, 0])
+    assert out.confidence[2] == pytest.approx(0.05) and dets.confidence[0] == pytest.approx(0.8)  # input unchanged
+
+
 def test_the_classifier_checks_its_classes(tmp_path: Path) -> None:
     onnx = pytest.importorskip("onnx")
     if not DEFAULT_CLASSIFIER.is_file():

