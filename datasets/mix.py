@@ -108,7 +108,7 @@ def _names(list_file: Path) -> set[str]:
 def write_mix(real: Path, synth: Path | list[Path], out: Path, real_variants: int = 2, synth_train: int = 900,
               synth_val: int = 100, seed: int = 0, valid_train: int = 0, same_valid_as: Path | None = None) -> Path:
     synth_dirs = [synth] if isinstance(synth, Path) else list(synth)
-    synth = synth_dirs[0]  # validation scenes come from the first folder only
+    val_scenes = sorted((synth_dirs[0] / "images" / "val").glob("*.jpg"))  # validation: the first folder only
     rng = random.Random(seed)
     groups: dict[str, list[Path]] = defaultdict(list)
     for img in sorted((real / "images" / "train").glob("*.jpg")):
@@ -118,14 +118,14 @@ def write_mix(real: Path, synth: Path | list[Path], out: Path, real_variants: in
     train += rng.sample(synth_imgs, min(synth_train, len(synth_imgs)))
     val = [p for p in sorted((real / "images" / "valid").glob("*.jpg"))
            if source_photo(p.name) not in MISLABELLED_VALID]
-    synth_val_imgs = sorted((synth / "images" / "val").glob("*.jpg"))[:synth_val]
+    synth_val_imgs = val_scenes[:synth_val]
     moved: list[Path] = []
     if same_valid_as is not None:
         earlier_train, earlier_val = _names(same_valid_as / "train.txt"), _names(same_valid_as / "val.txt")
         moved = [p for p in val if p.name in earlier_train]
         train += moved
         val = [p for p in val if p.name in earlier_val]
-        synth_val_imgs = [p for p in sorted((synth / "images" / "val").glob("*.jpg")) if p.name in earlier_val]
+        synth_val_imgs = [p for p in val_scenes if p.name in earlier_val]
     elif valid_train:
         references = sorted((real / "images" / "test").glob("*.jpg")) + sorted(REAL_HANDS.glob("*.jpg"))
         held_out = held_out_valid_photos()

@@ -1,6 +1,6 @@
 """Float ONNX model → int8 ONNX model (static quantization with onnxruntime), for the detector and the crop classifier.
 
-The int8 detector runs in about half to two thirds of the float one's time on the 2-core CPUs measured, at about
+The int8 detector network runs in about 0.5–0.7 of the float one's time on the 2-core CPUs measured, at about
 the same accuracy on the real photos (numbers and commands in ``models/README.md``). Weights are 7-bit integers
 (in int8) per output channel, so that x86 CPUs without VNNI (AVX2 only), whose int8 kernels add products in
 int16, never saturate; activations uint8 with ranges from a percentile of
