@@ -10,7 +10,9 @@ Each scene is rendered from scratch with a small pinhole-camera model:
 
 Labels are the axis-aligned boxes around each tile's projected silhouette (the projection of a convex body is the
 convex hull of its projected outline points), clipped to the image; tiles less than 40% inside the image or less
-than 40% visible behind other tiles are dropped.
+than 40% visible behind other tiles are dropped. A label names what the camera sees of the tile: its face (the
+tile's class), its back (`back`: a face-down tile, or a standing one seen from behind), or nothing to name (only
+its sides in view, its face or back seen edge-on or mostly hidden: no label).
 Faces are never mirrored: a face is only drawn when its normal points at the camera, and the texture is mapped
 with the tile's right-handed (u, v, n) frame, so the only image transforms are rotations and perspective.
 
@@ -50,6 +52,7 @@ KMJ_DIR = Path("/usr/share/kmahjongglib/tilesets")  # Debian's kdegames-mahjongg
 KMJ_STYLES = ("default", "traditional")  # the others use non-Chinese glyphs (alphabet, egypt) or white ink (jade)
 TEX_W, TEX_H = 192, 256  # face texture size (3:4 like the artwork); enough for tiles up to ~190 px wide
 MIN_VISIBLE = 0.4  # drop a box when less than this fraction of it lies inside the image
+MIN_TOP_SHARE = 0.25  # ... or when its face (or back) covers less than this share of its silhouette: edge-on
 SUITED = CLASS_NAMES[:27]
 
 Face = str  # "5p" for a suited tile, "other/<style>/<name>" for winds, dragons, flowers
@@ -1050,16 +1053,19 @@ def fill_poly(img: np.ndarray, pts: np.ndarray, colour: np.ndarray) -> None:
 
 
 def draw_tile(img: np.ndarray, cam: Camera, p: Placed, ts: TileSet, light: Light,
-              ids: np.ndarray | None = None, tile_id: int = 0) -> int:
+              ids: np.ndarray | None = None, tile_id: int = 0, tops: np.ndarray | None = None
+              ) -> tuple[int, str | None, int]:
     """Draw one tile: its sides in two layers (ivory front, coloured back), then the face or the back on top.
 
     Drawn as a box, then cut to the rounded silhouette (hull of the rounded outlines), which also rounds the
     vertical edges; everything outside the silhouette is restored from the background. The silhouette is also
-    written into ``ids`` (which tile is in front where). Returns the silhouette's pixel count inside the image.
+    written into ``ids`` (which tile is in front where) and the face or back drawn into ``tops`` (where a tile
+    shows its face or back rather than a side). Returns the silhouette's pixel count inside the image, which top
+    was drawn (``"face"``, ``"back"`` or None: only sides in view) and that top's pixel count.
     """
     roi = _roi(p.outline_uv, img.shape[0])
     if roi is None:
-        return 0
+        return 0, None, 0
     x0, y0, x1, y1 = roi
     before = img[y0:y1, x0:x1].copy()
     centre, _, _, n = p.frame
@@ -1079,13 +1085,14 @@ def draw_tile(img: np.ndarray, cam: Camera, p: Placed, ts: TileSet, light: Light
         fill_poly(img, np.array([uv[i], uv[j], s_j, s_i]), ts.ivory * shade * 0.97)
         fill_poly(img, np.array([s_i, s_j, uv[j + 4], uv[i + 4]]), ts.back * shade)
     under = float(np.mean(side_shades)) if side_shades else 0.8
+    shown = None
     if n @ (cam.C - centre) > 0:
-        top, colour = uv[:4], ts.ivory
+        top, colour, shown = uv[:4], ts.ivory, "face"
         levels = face_texture(ts, p.tile.face)
         shade = light.shade(n)
     elif -n @ (cam.C - (centre - ts.d * n)) > 0:
         # the back is seen from behind the face: TR, TL, BL, BR keeps its texture unmirrored for its own normal
-        top, colour = uv[[5, 4, 7, 6]], ts.back
+        top, colour, shown = uv[[5, 4, 7, 6]], ts.back, "back"
         levels = back_texture(ts)
         shade = light.shade(-n)
     else:
@@ -1106,7 +1113,17 @@ def draw_tile(img: np.ndarray, cam: Camera, p: Placed, ts: TileSet, light: Light
     inside = mask > 127
     if ids is not None:
         ids[y0:y1, x0:x1][inside] = tile_id
-    return int(np.count_nonzero(inside))
+    top_px = 0
+    if top is not None:
+        on_top = np.zeros_like(mask)
+        cv2.fillConvexPoly(on_top, np.round((top - (x0, y0)) * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+        on_top = (on_top > 127) & inside
+        top_px = int(np.count_nonzero(on_top))
+    if tops is not None:
+        tops[y0:y1, x0:x1][inside] = False
+        if top is not None:
+            tops[y0:y1, x0:x1][on_top] = True
+    return int(np.count_nonzero(inside)), shown, top_px
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -1211,17 +1228,31 @@ def compose(rng: np.random.Generator, cam: Camera, tiles: list[TilePose], ts: Ti
     back_texture(ts, rng)  # its faint pattern comes from the scene's generator
     order = sorted(placed, key=lambda q: -q.depth)  # painter's order: farthest first
     ids = np.zeros(img.shape[:2], np.int32)  # which tile is in front at each pixel (0 = table)
-    areas = [draw_tile(img, cam, p, ts, light, ids, k + 1) for k, p in enumerate(order)]
+    tops = np.zeros(img.shape[:2], bool)  # where the tile in front shows its face or back (not a side)
+    drawn = [draw_tile(img, cam, p, ts, light, ids, k + 1, tops) for k, p in enumerate(order)]
     seen = np.bincount(ids.ravel(), minlength=len(order) + 1)[1:]
+    top_seen = np.bincount(ids[tops], minlength=len(order) + 1)[1:]
     boxes, classes = [], []
-    for p, area, vis in zip(order, areas, seen, strict=True):
+    for p, (area, shown, top_px), vis, top_vis in zip(order, drawn, seen, top_seen, strict=True):
         box, frac = p.box(cam.size)
         # drop tiles mostly outside the image or mostly hidden behind other tiles (a kong's covered tile)
         if frac < MIN_VISIBLE or vis < MIN_VISIBLE * area or min(box[2] - box[0], box[3] - box[1]) < 4:
             continue
+        label = shown_label(p.tile, shown, top_px, top_vis, area)
+        if label is None:
+            continue
         boxes.append(box)
-        classes.append(p.tile.label)
+        classes.append(label)
     return img, np.array(boxes, np.float32).reshape(-1, 4), np.array(classes, np.int64)
+
+
+def shown_label(tile: TilePose, shown: str | None, top_px: int, top_vis: int, area: int) -> int | None:
+    """The class a person could tell from the image: the tile's own class when its face is in view, `back` when
+    its back is (a face-down tile, or a standing one seen from behind), None (no label) when only its sides are,
+    or when the face or back is a sliver (seen edge-on) or mostly hidden behind other tiles."""
+    if shown is None or top_px < MIN_TOP_SHARE * area or top_vis < MIN_VISIBLE * top_px:
+        return None
+    return tile.label if shown == "face" else BACK
 
 
 def render_scene(rng: np.random.Generator, size: int = 640) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

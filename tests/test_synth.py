@@ -160,3 +160,21 @@ def test_build_writes_an_ultralytics_dataset(synth: ModuleType, tmp_path: Path) 
                 assert 0 <= int(cls) < NUM_CLASSES
                 assert all(0 <= float(v) <= 1 for v in xywh)
         assert cv2.imread(str(img)).shape == (192, 192, 3)
+
+
+@pytest.mark.parametrize(("azimuth", "tilt", "expected"), [
+    (-np.pi / 2, 50, ["1m", "5p", "9s"]),  # from the owners' seat: the faces
+    (np.pi / 2, 50, ["back", "back", "back"]),  # from across the table: the backs, so `back`
+    (0.0, 80, []),  # from the side, low: only the tiles' sides and edges, nothing to name
+])
+def test_a_standing_tile_is_labelled_by_what_the_camera_sees_of_it(synth: ModuleType, azimuth: float, tilt: float,
+                                                                    expected: list[str]) -> None:
+    rng = np.random.default_rng(3)
+    ts = synth.random_tileset(rng, synth.get_art())
+    tiles = [synth.TilePose(face, "stand", x, 0.0, 0.0) for face, x in (("1m", -1.5), ("5p", 0.0), ("9s", 1.5))]
+    cam = synth.look_at(np.array([0.0, 0.0, ts.h / 2]), np.radians(tilt), azimuth, 0.0, 12.0, 2.0 * SIZE,
+                        2.0 * SIZE, SIZE)
+    light = synth.Light(np.array([0.0, 0.0, 1.0]), 0.7)
+    _, boxes, classes = synth.compose(rng, cam, tiles, ts, light)
+    assert sorted(CLASS_NAMES[c] for c in classes) == expected
+    assert len(boxes) == len(expected)
