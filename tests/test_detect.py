@@ -12,9 +12,17 @@ import pytest
 
 from api.cli import main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.detect import DEFAULT_MODEL, ImageError, _postprocess, detect, letterbox, load_image
-from vision.detections import box_iou
-from vision.evaluate import EvalResult, _ap, evaluate, finding_ap50, named_by_labels, read_yolo_labels
+from vision.detect import DEFAULT_MODEL, ImageError, _postprocess, detect, letterbox, load_image, tileness
+from vision.detections import Detections, box_iou
+from vision.evaluate import (
+    EvalResult,
+    _ap,
+    evaluate,
+    finding_ap50,
+    named_by_labels,
+    read_yolo_labels,
+    with_alternatives,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
@@ -92,8 +100,23 @@ def test_postprocess_vote_averages_the_class_scores_of_one_tile() -> None:
     assert sorted(plain.names) == ["2m", "3s"]
     assert sorted(voted.names) == ["3m", "3s"]  # mean 2m 0.4, 3m 0.55
     i = voted.names.index("3m")
-    assert voted.confidence[i] == pytest.approx(0.55)
+    assert voted.confidence[i] == pytest.approx(0.95)  # the mean scores' sum: surely a tile, 2m or 3m
     assert voted.confidence[voted.names.index("3s")] == pytest.approx(0.8)  # alone: unchanged
+
+
+def test_a_tile_the_network_cannot_name_for_sure_is_ranked_as_a_sure_tile() -> None:
+    scores = np.zeros((3, NUM_CLASSES), np.float32)
+    scores[0, [1, 2]] = [0.26, 0.24]  # a sure tile, 2m or 3m
+    scores[1, 20] = 0.35  # a doubtful box, one name
+    scores[2, [5, 6, 7]] = [0.6, 0.5, 0.4]  # a confidence is capped at 1
+    boxes = np.array([[0, 0, 10, 20], [50, 0, 60, 20], [80, 0, 90, 20], [120, 0, 124, 20]], np.float32)
+    faint = np.zeros((1, NUM_CLASSES), np.float32)
+    faint[0, :10] = 0.12  # a sliver at the edge: faint names, none reaching 0.25 (kept by the best score only)
+    dets = _postprocess(boxes, np.concatenate([scores, faint]), 0.25, 0.5, 300, (130, 40))
+    assert dets.names == ["6m", "2m", "3s"]  # ranked as tiles: 1.0, 0.5, 0.35 (by best score: 0.6, 0.35, 0.26)
+    assert dets.confidence.tolist() == pytest.approx([1.0, 0.5, 0.35])
+    assert [CLASS_NAMES[c] for c in dets.top3_class[1, :2]] == ["2m", "3m"]
+    assert tileness(scores).tolist() == pytest.approx([0.5, 0.35, 1.5])
 
 
 def test_postprocess_drops_a_weak_box_across_two_tiles_but_keeps_a_row() -> None:
@@ -154,6 +177,24 @@ def test_finding_ignores_names_and_the_naming_ceiling_renames_found_boxes(tmp_pa
     ceiling = evaluate(renamed, [img], tmp_path)
     assert ceiling.ap50[0] == pytest.approx(1.0) and ceiling.ap50[5] == pytest.approx(1.0)
     assert ceiling.ap50[27] == 0.0  # the missed back tile stays missed
+
+
+def test_scored_with_alternatives_a_misnamed_box_still_counts_for_its_right_name(tmp_path: Path) -> None:
+    img = tmp_path / "a.jpg"
+    cv2.imwrite(str(img), np.zeros((100, 200, 3), np.uint8))
+    (tmp_path / "a.txt").write_text("1 0.25 0.5 0.1 0.4\n20 0.75 0.5 0.1 0.4\n")
+    boxes, _ = read_yolo_labels(tmp_path / "a.txt", 200, 100)
+    # the 2m is read 3m first (0.6) and 2m second (0.3); the 3s is read right, with no alternative
+    dets = Detections(boxes, [0.8, 0.9], [2, 20], [[2, 1, 0], [20, -1, -1]], [[0.6, 0.3, 0.1], [1.0, 0, 0]],
+                      (200, 100))
+    top1 = evaluate(lambda _p: (dets.xyxy, dets.confidence, dets.class_id), [img], tmp_path)
+    assert top1.ap50[1] == 0.0 and top1.ap50[20] == pytest.approx(1.0)
+    xyxy, scores, cls = with_alternatives(dets)
+    assert cls.tolist() == [2, 20, 1, 0]
+    assert scores.tolist() == pytest.approx([0.8, 0.9, 0.4, 0.8 / 6])
+    multi = evaluate(lambda _p: (xyxy, scores, cls), [img], tmp_path)
+    assert multi.ap50[1] == pytest.approx(1.0) and multi.ap50[20] == pytest.approx(1.0)
+    assert with_alternatives(dets, 1)[2].tolist() == [2, 20]
 
 
 needs_model = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),
