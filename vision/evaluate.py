@@ -15,7 +15,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.detections import box_iou
+from vision.detections import Detections, box_iou
 
 Prediction = tuple[np.ndarray, np.ndarray, np.ndarray]
 SUITED = list(range(27))
@@ -145,6 +145,21 @@ def named_by_labels(predict: Callable[[Path], Prediction], label_dir: Path,
         return boxes, scores, cls
 
     return renamed
+
+
+def with_alternatives(dets: Detections, names: int = 3) -> Prediction:
+    """A box once per name of its top ``names``, the k-th with confidence × p_k / p_1 (the best name keeps the box's
+    confidence): how ultralytics' own validation scores a detector (several labels per box, each with its own
+    score), and what the reading stage sees (the top 3 of every tile). A box whose best name is wrong then still
+    counts for the right one, ranked by how probable that name is."""
+    xs, scores, classes = [], [], []
+    best = np.maximum(dets.top3_prob[:, 0], 1e-9)
+    for k in range(min(names, 3)):
+        ok = (dets.top3_class[:, k] >= 0) & ((dets.top3_prob[:, k] > 0) | (k == 0))
+        xs.append(dets.xyxy[ok])
+        scores.append((dets.confidence * dets.top3_prob[:, k] / best)[ok] if k else dets.confidence[ok])
+        classes.append(dets.top3_class[ok, k])
+    return np.concatenate(xs), np.concatenate(scores), np.concatenate(classes)
 
 
 LOOKALIKES = [("1s", "2s"), ("7s", "8s"), ("4p", "5p"), ("5p", "6p"), ("4p", "6p"), ("1m", "2m"), ("2m", "3m"),
