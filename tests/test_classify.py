@@ -14,7 +14,7 @@ import pytest
 from datasets.crops import build, jitter_boxes, label_path, read_boxes
 from datasets.crops import main as crops_main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.classify import CROP_SIZE, DEFAULT_CLASSIFIER, Classifier, combine, crop_tiles
+from vision.classify import CROP_SIZE, DEFAULT_CLASSIFIER, Classifier, combine, crop_tiles, tileness
 from vision.detections import Detections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,9 +106,27 @@ def test_a_doubtfully_named_tile_ranks_below_a_surely_named_one(monkeypatch: pyt
     monkeypatch.setattr(clf, "probs", lambda img, xyxy: crop_probs[:len(xyxy)])
     out = clf(np.zeros((100, 100, 3), np.uint8), dets)
     assert out.class_id.tolist() == [seven_m] * 3
-    assert 0.8 >= out.confidence[0] > out.confidence[1] > 0.3
-    assert out.confidence[0] == pytest.approx(0.8 * out.top3_prob[0, 0])
+    assert out.confidence[0] > out.confidence[1] > 0.3
+    # the detector's confidence 0.8 is a sure tile (1.0) × its name's 0.8: the combined probability replaces that
+    assert out.confidence[0] == pytest.approx(out.top3_prob[0, 0])
+    assert out.confidence[1] == pytest.approx(out.top3_prob[1, 0])
     assert out.confidence[2] == pytest.approx(0.05) and dets.confidence[0] == pytest.approx(0.8)  # input unchanged
+
+
+def test_a_sure_tile_of_a_doubtful_name_gets_the_second_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not DEFAULT_CLASSIFIER.is_file():
+        pytest.skip("no shipped crop classifier")
+    two_m, three_m, five_m = (CLASS_NAMES.index(t) for t in ("2m", "3m", "5m"))
+    # best score 0.09 (2m), 3m nearly as likely: a tile at 0.18 (0.09 + 0.084 + 0.006), though no name reaches 0.1
+    dets = _dets([[two_m, three_m, five_m]] * 2, [[0.3, 0.28, 0.02]] * 2)
+    dets.confidence[:] = [0.09, 0.03]  # the second: a tile at 0.06 only, below the second look's 0.1
+    assert tileness(dets) == pytest.approx([0.18, 0.06])
+    clf = Classifier(DEFAULT_CLASSIFIER)
+    monkeypatch.setattr(clf, "probs", lambda img, xyxy: np.repeat(_crop_probs(three_m, 0.95), len(xyxy), 0))
+    out = clf(np.zeros((100, 100, 3), np.uint8), dets)
+    assert out.names == ["3m", "2m"]
+    assert out.confidence[0] == pytest.approx(0.18 * out.top3_prob[0, 0])
+    assert out.confidence[1] == pytest.approx(0.03)
 
 
 def test_the_classifier_checks_its_classes(tmp_path: Path) -> None:

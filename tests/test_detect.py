@@ -12,7 +12,7 @@ import pytest
 
 from api.cli import main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.detect import DEFAULT_MODEL, ImageError, _postprocess, detect, letterbox, load_image, tileness
+from vision.detect import DEFAULT_MODEL, ImageError, _postprocess, detect, letterbox, load_image
 from vision.detections import Detections, box_iou
 from vision.evaluate import (
     EvalResult,
@@ -100,23 +100,8 @@ def test_postprocess_vote_averages_the_class_scores_of_one_tile() -> None:
     assert sorted(plain.names) == ["2m", "3s"]
     assert sorted(voted.names) == ["3m", "3s"]  # mean 2m 0.4, 3m 0.55
     i = voted.names.index("3m")
-    assert voted.confidence[i] == pytest.approx(0.95)  # the mean scores' sum: surely a tile, 2m or 3m
+    assert voted.confidence[i] == pytest.approx(0.55)
     assert voted.confidence[voted.names.index("3s")] == pytest.approx(0.8)  # alone: unchanged
-
-
-def test_a_tile_the_network_cannot_name_for_sure_is_ranked_as_a_sure_tile() -> None:
-    scores = np.zeros((3, NUM_CLASSES), np.float32)
-    scores[0, [1, 2]] = [0.26, 0.24]  # a sure tile, 2m or 3m
-    scores[1, 20] = 0.35  # a doubtful box, one name
-    scores[2, [5, 6, 7]] = [0.6, 0.5, 0.4]  # a confidence is capped at 1
-    boxes = np.array([[0, 0, 10, 20], [50, 0, 60, 20], [80, 0, 90, 20], [120, 0, 124, 20]], np.float32)
-    faint = np.zeros((1, NUM_CLASSES), np.float32)
-    faint[0, :10] = 0.12  # a sliver at the edge: faint names, none reaching 0.25 (kept by the best score only)
-    dets = _postprocess(boxes, np.concatenate([scores, faint]), 0.25, 0.5, 300, (130, 40))
-    assert dets.names == ["6m", "2m", "3s"]  # ranked as tiles: 1.0, 0.5, 0.35 (by best score: 0.6, 0.35, 0.26)
-    assert dets.confidence.tolist() == pytest.approx([1.0, 0.5, 0.35])
-    assert [CLASS_NAMES[c] for c in dets.top3_class[1, :2]] == ["2m", "3m"]
-    assert tileness(scores).tolist() == pytest.approx([0.5, 0.35, 1.5])
 
 
 def test_postprocess_drops_a_weak_box_across_two_tiles_but_keeps_a_row() -> None:

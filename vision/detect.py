@@ -104,7 +104,7 @@ class Detector:
         canvas, lb = letterbox(img, self.size)
         out = self.raw(canvas)
         scores = out[4:].T  # (anchors, classes), already sigmoid
-        keep = tileness(scores) > 0.05
+        keep = scores.max(1) > 0.05
         cx, cy, bw, bh = out[:4, keep]
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.pad_x) / lb.scale + x0
@@ -140,26 +140,14 @@ def _drop_spanning(boxes: np.ndarray, keep: np.ndarray, covered: float = 0.7, pa
     return keep[~spanning]
 
 
-def tileness(scores: np.ndarray) -> np.ndarray:
-    """How surely each box is a tile, whatever its name: the sum of its three best class scores (a box's confidence
-    is this, capped at 1). Not the best score alone: a tile the network cannot name for sure (2m or 3m?) splits its
-    score between the names, and its best score would rank it (or drop it) as if it were hardly a tile; naming it
-    is the crop classifier's job. Three, as the reading stage weighs three names; summing all 29 would add up the
-    faint scores of a sliver at the photo's edge. Measured on 300 synthetic scenes of another seed, with the second
-    look: mAP50 0.930 (best score) → 0.937 (three best; 0.935 with two, 0.939 with all 29)."""
-    return np.sort(scores, 1)[:, -3:].sum(1)
-
-
 def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float, max_det: int,
                  image_size: tuple[int, int], vote: bool = False, vote_iou: float = 0.7) -> Detections:
-    """Threshold, class-agnostic NMS, clip, top-3. A box is kept when its best class score reaches ``conf``; its
-    confidence, and its rank in NMS, is its :func:`tileness`. (Keeping boxes by tileness too kept a faint sliver
-    beside a real tile in one of the 25 real-hands photos.) ``vote``: each kept box takes the mean class scores of
-    all candidates overlapping it by IoU ≥ ``vote_iou`` (score voting: several looks at one tile agree)."""
+    """Threshold, class-agnostic NMS, clip, top-3. ``vote``: each kept box takes the mean class scores of all
+    candidates overlapping it by IoU ≥ ``vote_iou`` (score voting: several looks at one tile agree)."""
     if len(boxes) == 0:
         return Detections.empty(image_size)
-    best = tileness(scores)  # not capped here: it also ranks the sure tiles among themselves for NMS
-    mask = scores.max(1) >= conf
+    best = scores.max(1)
+    mask = best >= conf
     boxes, scores, best = boxes[mask], scores[mask], best[mask]
     if len(boxes) == 0:
         return Detections.empty(image_size)
@@ -171,7 +159,7 @@ def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float,
     if vote:
         near = (box_iou(boxes[keep], boxes) >= vote_iou).astype(np.float32)
         scores = near @ scores / near.sum(1, keepdims=True)  # each kept box overlaps itself: never 0
-        boxes, best = boxes[keep], tileness(scores)
+        boxes, best = boxes[keep], scores.max(1)
     else:
         boxes, scores, best = boxes[keep], scores[keep], best[keep]
     w, h = image_size
@@ -180,7 +168,7 @@ def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float,
     top3 = np.argsort(-scores, 1)[:, :3]
     top3_scores = np.take_along_axis(scores, top3, 1)
     probs = top3_scores / np.maximum(scores.sum(1, keepdims=True), 1e-9)
-    return Detections(boxes, np.minimum(best, 1.0), top3[:, 0], top3, probs, image_size)
+    return Detections(boxes, best, top3[:, 0], top3, probs, image_size)
 
 
 _detectors: dict[tuple[str, str | None], Detector] = {}
