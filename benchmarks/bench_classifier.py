@@ -36,7 +36,7 @@ REAL = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4"
 def matched(detector: Detector, classifier: Classifier, images: list[Path], remap: dict[int, int], desc: str
             ) -> tuple[np.ndarray, Detections, np.ndarray]:
     """Truth class, the detector's reading and the classifier's probabilities of every matched box."""
-    truth, top3, probs, crops = [], [], [], []
+    truth, top3, probs, scores, crops = [], [], [], [], []
     for path in tqdm(images, desc=desc, unit="photo"):
         img = load_image(path)
         gt, gt_cls = read_yolo_labels(label_path(path), img.shape[1], img.shape[0], remap)
@@ -53,10 +53,11 @@ def matched(detector: Detector, classifier: Classifier, images: list[Path], rema
         if used:
             top3.append(dets.top3_class[used])
             probs.append(dets.top3_prob[used])
+            scores.append(dets.probs[used])
             crops.append(classifier.probs(img, dets.xyxy[used]))
     n = len(truth)
     dets = Detections(np.zeros((n, 4)), np.ones(n), np.concatenate(top3)[:, 0], np.concatenate(top3),
-                      np.concatenate(probs))
+                      np.concatenate(probs), probs=np.concatenate(scores))
     return np.array(truth), dets, np.concatenate(crops)
 
 

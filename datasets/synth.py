@@ -1168,12 +1168,13 @@ def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Defocus or hand-shake blur, sometimes."""
-    r = rng.random()
+    """Defocus or hand-shake blur, sometimes. Its radius grows with the image (drawn for 640 px), so that a scene
+    rendered at a larger ``size`` is the same photo with more pixels, not a sharper one."""
+    r, per_640 = rng.random(), img.shape[0] / 640
     if r < 0.3:
-        return cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.4))
+        return cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.4) * per_640)
     if r < 0.4:
-        k = int(rng.integers(3, 9))
+        k = max(3, round(int(rng.integers(3, 9)) * per_640))
         kernel = np.zeros((k, k), np.float32)
         ang, c = rng.uniform(0, math.pi), (k - 1) / 2
         dx, dy = c * math.cos(ang), c * math.sin(ang)

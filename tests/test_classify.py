@@ -93,6 +93,22 @@ def test_a_class_outside_the_detectors_top3_needs_a_sure_classifier() -> None:
     assert combine(dets, _crop_probs(one_s, 0.9999), 0.5).class_id[0] == one_s
 
 
+def test_every_detector_score_counts_when_the_detections_carry_them() -> None:
+    one_s, seven_s, two_s, four_s = (CLASS_NAMES.index(t) for t in ("1s", "7s", "2s", "4s"))
+    top3_only = _dets([[seven_s, two_s, four_s]], [[0.5, 0.2, 0.1]])
+    probs = np.full((1, NUM_CLASSES), 0.12 / (NUM_CLASSES - 4))
+    probs[0, [seven_s, two_s, four_s, one_s]] = [0.5, 0.2, 0.1, 0.08]  # 1s fourth, far from ruled out
+    full = Detections(top3_only.xyxy, top3_only.confidence, top3_only.class_id, top3_only.top3_class,
+                      top3_only.top3_prob, top3_only.image_size, probs)
+    assert full[[0]].probs is not None and full[[0]].probs[0, one_s] == pytest.approx(0.08)
+    fairly_sure_one_s = _crop_probs(one_s, 0.9)
+    assert combine(top3_only, fairly_sure_one_s, 0.5).class_id[0] == seven_s  # 1s got the floor only
+    both = combine(full, fairly_sure_one_s, 0.5)
+    assert both.class_id[0] == one_s and both.top3_class[0, 1] == seven_s
+    assert both.probs.shape == (1, NUM_CLASSES) and both.probs.sum() == pytest.approx(1.0)
+    assert both.probs[0, one_s] == pytest.approx(both.top3_prob[0, 0])
+
+
 def test_a_doubtfully_named_tile_ranks_below_a_surely_named_one(monkeypatch: pytest.MonkeyPatch) -> None:
     if not DEFAULT_CLASSIFIER.is_file():
         pytest.skip("no shipped crop classifier")
@@ -125,6 +141,7 @@ def test_a_sure_tile_of_a_doubtful_name_gets_the_second_look(monkeypatch: pytest
     monkeypatch.setattr(clf, "probs", lambda img, xyxy: np.repeat(_crop_probs(three_m, 0.95), len(xyxy), 0))
     out = clf(np.zeros((100, 100, 3), np.uint8), dets)
     assert out.names == ["3m", "2m"]
+    assert out.probs is None  # hand-made detections: only their top 3 known, none made up
     assert out.confidence[0] == pytest.approx(0.18 * out.top3_prob[0, 0])
     assert out.confidence[1] == pytest.approx(0.03)
 

@@ -87,6 +87,7 @@ def test_postprocess_is_class_agnostic_and_gives_top3() -> None:
     i = dets.names.index("4m")
     assert [CLASS_NAMES[c] for c in dets.top3_class[i]] == ["4m", "5m", "6m"]
     assert dets.top3_prob[i, 0] == pytest.approx(0.9 / 1.3)
+    assert dets.probs[i].sum() == pytest.approx(1.0) and dets.probs[i, 5] == pytest.approx(0.1 / 1.3)
 
 
 def test_postprocess_vote_averages_the_class_scores_of_one_tile() -> None:
@@ -225,7 +226,8 @@ def test_the_turned_look_is_the_same_reading_whichever_way_up_the_photo_is() -> 
     match = box_iou(upright.xyxy, back).argmax(1)
     assert box_iou(upright.xyxy, back).max(1).min() > 0.95
     assert upright.names == [upside_down.names[j] for j in match]
-    np.testing.assert_allclose(upright.confidence, upside_down.confidence[match], atol=0.02)
+    # the crop classifier sees each crop turned too (trained on all four turns, not exactly invariant): close
+    np.testing.assert_allclose(upright.confidence, upside_down.confidence[match], atol=0.03)
 
 
 @needs_model

@@ -178,3 +178,20 @@ def test_a_standing_tile_is_labelled_by_what_the_camera_sees_of_it(synth: Module
     _, boxes, classes = synth.compose(rng, cam, tiles, ts, light)
     assert sorted(CLASS_NAMES[c] for c in classes) == expected
     assert len(boxes) == len(expected)
+
+
+def test_blur_scales_with_the_image_so_a_larger_size_is_the_same_photo(synth: ModuleType) -> None:
+    """Rendered at 1280 px and scaled down, a blurred scene looks as blurred as the same scene rendered at 640."""
+    cells = (np.random.default_rng(0).random((160, 160)) > 0.5).astype(np.uint8) * 255
+    big = np.dstack([cv2.resize(cells, (1280, 1280), interpolation=cv2.INTER_NEAREST)] * 3)
+    small = cv2.resize(big, (640, 640), interpolation=cv2.INTER_AREA)
+    blurred = 0
+    for seed in range(12):
+        at_640 = synth.blur(small, np.random.default_rng(seed)).astype(np.float32)
+        if np.array_equal(at_640, small):
+            continue  # this draw adds no blur
+        blurred += 1
+        at_1280 = cv2.resize(synth.blur(big, np.random.default_rng(seed)), (640, 640),
+                             interpolation=cv2.INTER_AREA).astype(np.float32)
+        assert np.abs(at_640 - at_1280).mean() < 0.35 * np.abs(at_640 - small).mean()
+    assert blurred >= 3

@@ -101,6 +101,8 @@ class Classifier:
         out.class_id[sure], out.top3_class[sure], out.top3_prob[sure] = (looked.class_id, looked.top3_class,
                                                                          looked.top3_prob)
         out.confidence[sure] = tile[sure] * looked.top3_prob[:, 0]
+        if out.probs is not None:
+            out.probs[sure] = looked.probs
         return out
 
 
@@ -118,18 +120,22 @@ def tileness(dets: Detections) -> np.ndarray:
 
 def combine(dets: Detections, crop_probs: np.ndarray, detector_weight: float = DETECTOR_WEIGHT,
             floor: float = 1e-3) -> Detections:
-    """Weighted geometric mean of the detector's and the classifier's class probabilities, renormalised. The
-    detector keeps only its top 3; every other class gets ``floor`` from it (so the classifier can still name a
-    tile the detector ranked fourth, but only when it is sure)."""
+    """Weighted geometric mean of the detector's and the classifier's class probabilities, renormalised. Every
+    detector probability counts, at least ``floor`` (so that no class is ruled out by the detector alone; the
+    classifier can still name a tile the detector ranked low, but only when it is sure). Detections that carry
+    only their top 3 (hand-made ones) give ``floor`` to every other class."""
     n = len(dets)
-    det = np.full((n, NUM_CLASSES), floor, np.float64)
-    valid = dets.top3_class >= 0
-    rows = np.repeat(np.arange(n)[:, None], 3, 1)
-    det[rows[valid], dets.top3_class[valid]] = np.maximum(dets.top3_prob[valid], floor)
+    if dets.probs is not None:
+        det = np.maximum(dets.probs.astype(np.float64), floor)
+    else:
+        det = np.full((n, NUM_CLASSES), floor, np.float64)
+        valid = dets.top3_class >= 0
+        rows = np.repeat(np.arange(n)[:, None], 3, 1)
+        det[rows[valid], dets.top3_class[valid]] = np.maximum(dets.top3_prob[valid], floor)
     det /= det.sum(1, keepdims=True)
     crop = np.clip(np.asarray(crop_probs, np.float64), 1e-6, 1.0)
     score = np.exp(detector_weight * np.log(det) + (1 - detector_weight) * np.log(crop))
     score /= score.sum(1, keepdims=True)
     top3 = np.argsort(-score, 1)[:, :3]
     return Detections(dets.xyxy, dets.confidence, top3[:, 0], top3, np.take_along_axis(score, top3, 1),
-                      dets.image_size)
+                      dets.image_size, score)

@@ -166,9 +166,8 @@ def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float,
     boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
     boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
     top3 = np.argsort(-scores, 1)[:, :3]
-    top3_scores = np.take_along_axis(scores, top3, 1)
-    probs = top3_scores / np.maximum(scores.sum(1, keepdims=True), 1e-9)
-    return Detections(boxes, best, top3[:, 0], top3, probs, image_size)
+    probs = scores / np.maximum(scores.sum(1, keepdims=True), 1e-9)
+    return Detections(boxes, best, top3[:, 0], top3, np.take_along_axis(probs, top3, 1), image_size, probs)
 
 
 _detectors: dict[tuple[str, str | None], Detector] = {}

@@ -17,6 +17,8 @@ class Detections:
     class_id: (N,) int64 index into :data:`CLASS_NAMES`. top3_class / top3_prob: (N, 3) the three most probable
     classes per box and their probabilities (normalised over classes) for the reading step.
     image_size: (width, height) of the original image.
+    probs: (N, classes) float32 every class's probability (normalised over classes), or None where only the top 3
+    are known (hand-made detections); the crop classifier weighs all of them, not only the top 3.
     """
 
     xyxy: np.ndarray
@@ -25,6 +27,7 @@ class Detections:
     top3_class: np.ndarray = field(default=None)  # type: ignore[assignment]
     top3_prob: np.ndarray = field(default=None)  # type: ignore[assignment]
     image_size: tuple[int, int] = (0, 0)
+    probs: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
@@ -36,13 +39,16 @@ class Detections:
             self.top3_prob = np.stack([self.confidence, np.zeros(n), np.zeros(n)], axis=1)
         self.top3_class = np.asarray(self.top3_class, dtype=np.int64).reshape(n, 3)
         self.top3_prob = np.asarray(self.top3_prob, dtype=np.float32).reshape(n, 3)
+        if self.probs is not None:
+            self.probs = np.asarray(self.probs, dtype=np.float32).reshape(n, len(CLASS_NAMES))
 
     def __len__(self) -> int:
         return len(self.xyxy)
 
     def __getitem__(self, index: np.ndarray | slice | list[int]) -> Detections:
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
-                          self.top3_class[index], self.top3_prob[index], self.image_size)
+                          self.top3_class[index], self.top3_prob[index], self.image_size,
+                          None if self.probs is None else self.probs[index])
 
     @classmethod
     def empty(cls, image_size: tuple[int, int] = (0, 0)) -> Detections:
