@@ -20,12 +20,18 @@ Usage::
 
     python datasets/synth.py --out DIR --n 2000 --seed 0 [--size 640] [--val-frac 0.1] [--workers 1]
     python datasets/synth.py --preview DIR --n 4 --seed 0     # PNGs with boxes drawn, for eyeballing
+
+The same seed makes the same scenes only with the same tile styles: the CC0 artwork is always there, the KMahjongg
+sets only where Debian's kdegames-mahjongg-data-kf5 and librsvg2-bin are installed (a scene's style is its first
+random draw, so without them every scene comes out different). The builder says which styles it used, and
+records them with the seed in DIR/build.json; the model card's figures are with all three.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import math
 import os
 import shutil
@@ -1354,7 +1360,9 @@ def build(out_dir: str | Path, n: int, seed: int, size: int = 640, val_frac: flo
     n_val = int(round(n * val_frac))
     val = set(np.random.default_rng([seed, 1 << 30]).permutation(n)[:n_val].tolist())
     jobs = [(out, seed, i, size, "val" if i in val else "train") for i in range(n)]
-    get_art()  # rasterise / load once before forking
+    styles = sorted(get_art())  # rasterise / load once before forking
+    (out / "build.json").write_text(json.dumps({"n": n, "seed": seed, "size": size, "val_frac": val_frac,
+                                                "styles": styles}, indent=1) + "\n")
     bar = tqdm(total=n, desc="scenes", unit="img", disable=not progress)
     if workers <= 1:
         cv2.setNumThreads(1)
@@ -1412,6 +1420,12 @@ def main(argv: list[str] | None = None) -> None:
         return
     if not args.out:
         ap.error("--out or --preview is required")
+    missing = [s for s in KMJ_STYLES if s not in available_styles(args.shared)]
+    print(f"tile styles: {', '.join(available_styles(args.shared))}", file=sys.stderr)
+    if missing:
+        print(f"warning: the KMahjongg styles {', '.join(missing)} are not installed (apt-get install "
+              f"kdegames-mahjongg-data-kf5 librsvg2-bin): these scenes differ from those built with them",
+              file=sys.stderr)
     print(build(args.out, args.n, args.seed, args.size, args.val_frac, args.workers))
 
 

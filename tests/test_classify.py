@@ -285,6 +285,42 @@ def test_smoke_train_resume_export_and_classify(tiny_mix: Path, tmp_path: Path,
     assert probs.shape == (2, NUM_CLASSES) and np.allclose(probs.sum(1), 1, atol=1e-4)
 
 
+def test_a_trained_network_grows_deeper_without_forgetting(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="needs the train extra")
+    import vision.train_classify as tc
+
+    shallow = tc.build_model(8)
+    for m in shallow.modules():  # trained-looking batch norms, so that a zero scale is what keeps the identity
+        if isinstance(m, torch.nn.BatchNorm2d):
+            torch.nn.init.uniform_(m.weight, 0.5, 1.5)
+            torch.nn.init.uniform_(m.bias, -0.2, 0.2)
+    deep = tc.build_model(8, extra=2)
+    missing, unexpected = deep.load_state_dict(shallow.state_dict(), strict=False)
+    assert not unexpected and missing and all("+" in k.split(".")[0] for k in missing)
+    assert sum(p.numel() for p in deep.parameters()) > sum(p.numel() for p in shallow.parameters())
+    x = torch.rand(4, 3, CROP_SIZE, CROP_SIZE)
+    shallow.eval(), deep.eval()
+    with torch.no_grad():
+        assert torch.allclose(shallow(x), deep(x), atol=1e-6)  # the new blocks start as the identity
+    # and the grown network trains, saves its shape, and exports
+    ckpt = tmp_path / "shallow.pt"
+    torch.save({"model": shallow.state_dict(), "width": 8}, ckpt)
+    crops = tmp_path / "crops"
+    crops.mkdir()
+    rng = np.random.default_rng(0)
+    for split, n in (("train", 64), ("val", 16)):
+        np.savez(crops / f"{split}.npz", x=rng.integers(0, 255, (n, CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8),
+                 y=rng.integers(0, NUM_CLASSES, n), synthetic=np.zeros(n, bool))
+    best = tc.train(crops, 1, tmp_path / "runs", "grown", batch=32, init=ckpt, extra=1)
+    stripped = torch.load(tc.strip_checkpoint(best, tmp_path / "grown.pt"), weights_only=False)
+    assert stripped["extra"] == 1 and "7+1.body.2.weight" in stripped["model"]
+    clf = Classifier(tc.export_onnx(best, tmp_path / "grown.onnx"))
+    assert clf.probs(np.zeros((100, 100, 3), np.uint8), np.array([[10, 10, 50, 70]])).shape == (1, NUM_CLASSES)
+    with pytest.raises(ValueError, match="do not fit"):
+        torch.save({"model": tc.build_model(16).state_dict(), "width": 8}, ckpt)
+        tc.train(crops, 1, tmp_path / "runs", "misfit", batch=32, init=ckpt)
+
+
 def test_the_cli_trains_the_classifier_and_refuses_a_bad_folder(tiny_mix: Path, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture) -> None:
     pytest.importorskip("torch", reason="needs the train extra")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
@@ -160,6 +161,21 @@ def test_build_writes_an_ultralytics_dataset(synth: ModuleType, tmp_path: Path) 
                 assert 0 <= int(cls) < NUM_CLASSES
                 assert all(0 <= float(v) <= 1 for v in xywh)
         assert cv2.imread(str(img)).shape == (192, 192, 3)
+    # what a rebuild needs to come out the same: the seed and the tile styles this machine had
+    record = json.loads((root / "build.json").read_text())
+    assert record["seed"] == 3 and record["n"] == 4 and record["styles"] == sorted(synth.get_art())
+    assert "fluffy" in record["styles"]
+
+
+def test_the_builder_says_which_tile_styles_it_uses(synth: ModuleType, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setattr(synth, "KMJ_DIR", tmp_path / "no-kmahjongg")  # as on a machine without the packages
+    monkeypatch.setattr(synth, "_ART", None)
+    synth.main(["--out", str(tmp_path / "ds"), "--n", "1", "--size", "96"])
+    err = capsys.readouterr().err
+    assert "tile styles: fluffy" in err and "warning: the KMahjongg styles default, traditional" in err
+    assert json.loads((tmp_path / "ds" / "build.json").read_text())["styles"] == ["fluffy"]
 
 
 @pytest.mark.parametrize(("azimuth", "tilt", "expected"), [

@@ -1,7 +1,8 @@
 """Training the crop classifier of ``vision/classify.py`` (needs the ``train`` extra: torch; plain PyTorch, no
 ultralytics).
 
-The network is a small residual CNN for 64×64 crops (2.0 M weights at the default width 32). Augmentation happens on whole batches:
+The network is a small residual CNN for 64×64 crops (2.0 M weights at the default width 32; ``--extra`` blocks make it
+deeper, and grow a trained one). Augmentation happens on whole batches:
 turns by 0/90/180/270° (a tile seen from any seat; never a mirror image: glyphs are not symmetric), brightness,
 contrast, colour cast, blur and noise. Checkpoints every epoch (``last.pt``, ``best.pt`` by real-crop accuracy on
 the validation crops), resumable::
@@ -31,30 +32,43 @@ from vision.classify import CROP_MARGIN, CROP_SIZE
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def build_model(width: int = 32):
-    """conv stem (stride 2) → 3 stages of [stride-2 conv, residual block] → global pool → linear."""
+def build_model(width: int = 32, extra: int = 0):
+    """conv stem (stride 2) → 3 stages of [stride-2 conv, residual block] → global pool → linear; ``extra`` more
+    residual blocks at each of the two coarsest stages (8×8 and 4×4: most of the naming, little of the compute).
+
+    The layers keep their places in the state dict whatever ``extra`` is ("0".."11"; the extra blocks are "5+1",
+    "7+1", …), and an extra block starts as the identity (its last batch norm's scale is 0), so a trained network
+    grows deeper without forgetting what it knew (``train(init=..., extra=...)``)."""
+    from collections import OrderedDict
+
     from torch import nn
 
     def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
         return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU())
 
     class Residual(nn.Module):
-        def __init__(self, c: int) -> None:
+        def __init__(self, c: int, act: bool = True) -> None:
             super().__init__()
             self.body = nn.Sequential(conv(c, c), nn.Conv2d(c, c, 3, 1, 1, bias=False), nn.BatchNorm2d(c))
-            self.act = nn.SiLU()
+            self.act = nn.SiLU() if act else nn.Identity()
+            if not act:
+                nn.init.zeros_(self.body[2].weight)
 
         def forward(self, x):
             return self.act(x + self.body(x))
 
     w = width
-    return nn.Sequential(
-        conv(3, w, 2), Residual(w),                   # 32×32
-        conv(w, 2 * w, 2), Residual(2 * w),           # 16×16
-        conv(2 * w, 4 * w, 2), Residual(4 * w),       # 8×8
-        conv(4 * w, 8 * w, 2), Residual(8 * w),       # 4×4
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(8 * w, NUM_CLASSES),
-    )
+    layers: list[tuple[str, nn.Module]] = [
+        ("0", conv(3, w, 2)), ("1", Residual(w)),                       # 32×32
+        ("2", conv(w, 2 * w, 2)), ("3", Residual(2 * w)),               # 16×16
+        ("4", conv(2 * w, 4 * w, 2)), ("5", Residual(4 * w)),           # 8×8
+        *[(f"5+{i + 1}", Residual(4 * w, act=False)) for i in range(extra)],
+        ("6", conv(4 * w, 8 * w, 2)), ("7", Residual(8 * w)),           # 4×4
+        *[(f"7+{i + 1}", Residual(8 * w, act=False)) for i in range(extra)],
+        ("8", nn.AdaptiveAvgPool2d(1)), ("9", nn.Flatten()), ("10", nn.Dropout(0.2)),
+        ("11", nn.Linear(8 * w, NUM_CLASSES)),
+    ]
+    return nn.Sequential(OrderedDict(layers))
 
 
 def to_tensor(x_bgr: np.ndarray):
@@ -104,9 +118,11 @@ def _share(right: np.ndarray) -> float:
 
 
 def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, lr: float = 3e-3,
-          width: int = 32, resume: bool = False, seed: int = 0, init: Path | None = None) -> Path:
+          width: int = 32, resume: bool = False, seed: int = 0, init: Path | None = None, extra: int = 0) -> Path:
     """Train on ``crops/train.npz``, validate on ``crops/val.npz``; returns the best checkpoint's path. ``init``:
-    start from a checkpoint's weights (and width) with a fresh schedule, e.g. the shipped ``models/zhuoji-crops.pt``."""
+    start from a checkpoint's weights (and width) with a fresh schedule, e.g. the shipped ``models/zhuoji-crops.pt``;
+    with ``extra`` above the checkpoint's, the network grows that many blocks deeper per coarse stage
+    (:func:`build_model`), the new blocks starting as the identity."""
     import torch
 
     torch.manual_seed(seed)
@@ -124,13 +140,21 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
         state = torch.load(last, weights_only=False)
         # the run's own schedule: its learning-rate curve spans the epochs it was started with
         epochs, batch, lr, width = state["epochs"], state["batch"], state["lr"], state["width"]
+        extra = state.get("extra", 0)
     start_weights = None
     if init is not None and state is None:
         start_weights = torch.load(init, weights_only=False, map_location="cpu")
         width = start_weights.get("width", width)
-    model = build_model(width)
+        extra = max(extra, start_weights.get("extra", 0))
+    model = build_model(width, extra)
     if start_weights is not None:
-        model.load_state_dict(start_weights["model"])
+        try:
+            missing, unexpected = model.load_state_dict(start_weights["model"], strict=False)
+        except RuntimeError as e:  # a layer of another shape
+            raise ValueError(f"{init}: its weights do not fit this network: {str(e).splitlines()[0]}") from e
+        if unexpected or any("+" not in k.split(".")[0] for k in missing):  # only grown blocks may be new
+            raise ValueError(f"{init}: its weights do not fit this network (missing {missing[:3]}, "
+                             f"unexpected {unexpected[:3]})")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     steps = epochs * math.ceil(len(x) / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
@@ -170,6 +194,7 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
         print(f"epoch {epoch + 1}: val accuracy {acc:.4f} (real {real:.4f}, synthetic {synth:.4f})")
         state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
                  "epoch": epoch, "best": max(best, score), "generator": generator.get_state(), "width": width,
+                 "extra": extra,
                  "epochs": epochs, "batch": batch, "lr": lr}
         torch.save(state, last)
         if score > best:
@@ -179,12 +204,13 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
 
 
 def strip_checkpoint(weights: Path, out: Path) -> Path:
-    """The weights (and width) of a checkpoint alone, without optimizer state: what ``models/`` ships."""
+    """The weights (and shape) of a checkpoint alone, without optimizer state: what ``models/`` ships."""
     import torch
 
     state = torch.load(weights, weights_only=False, map_location="cpu")
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": state["model"], "width": state.get("width", 32), "epochs": state.get("epochs")}, out)
+    torch.save({"model": state["model"], "width": state.get("width", 32), "extra": state.get("extra", 0),
+                "epochs": state.get("epochs")}, out)
     return out
 
 
@@ -195,7 +221,7 @@ def export_onnx(weights: Path, out: Path) -> Path:
     import torch
 
     state = torch.load(weights, weights_only=False, map_location="cpu")
-    model = build_model(state.get("width", 32))
+    model = build_model(state.get("width", 32), state.get("extra", 0))
     model.load_state_dict(state["model"])
     model.eval()
     net = torch.nn.Sequential(model, torch.nn.Softmax(1))
@@ -221,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--width", type=int, default=32, help="channels of the first stage (doubling per stage)")
+    p.add_argument("--extra", type=int, default=0,
+                   help="more residual blocks per coarse stage (with --init: grows that network deeper)")
     p.add_argument("--out", type=Path, default=ROOT / "runs")
     p.add_argument("--name", default="crops")
     p.add_argument("--resume", action="store_true", help="continue OUT/NAME/weights/last.pt")
@@ -232,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--crops {a.crops}: no train.npz and val.npz there (run datasets/crops.py)")
     if a.init is not None and not a.init.is_file():
         p.error(f"--init {a.init}: no such checkpoint")
-    best = train(a.crops, a.epochs, a.out, a.name, a.batch, a.lr, a.width, a.resume, init=a.init)
+    best = train(a.crops, a.epochs, a.out, a.name, a.batch, a.lr, a.width, a.resume, init=a.init, extra=a.extra)
     if a.export:
         print(export_onnx(best, a.export))
         print(strip_checkpoint(best, a.export.with_suffix(".pt")))
