@@ -1420,8 +1420,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if not args.out:
         ap.error("--out or --preview is required")
-    missing = [s for s in KMJ_STYLES if s not in available_styles(args.shared)]
-    print(f"tile styles: {', '.join(available_styles(args.shared))}", file=sys.stderr)
+    styles = available_styles(args.shared)
+    missing = [s for s in KMJ_STYLES if s not in styles]
+    print(f"tile styles: {', '.join(styles)}", file=sys.stderr)
     if missing:
         print(f"warning: the KMahjongg styles {', '.join(missing)} are not installed (apt-get install "
               f"kdegames-mahjongg-data-kf5 librsvg2-bin): these scenes differ from those built with them",

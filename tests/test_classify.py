@@ -336,6 +336,11 @@ def test_the_cli_trains_the_classifier_and_refuses_a_bad_folder(tiny_mix: Path, 
     assert main(["train-classifier", "--crops", str(crops), "--epochs", "1", "--width", "8", "--out",
                  str(tmp_path / "runs"), "--export", str(out)]) == 0
     assert Classifier(out).size == CROP_SIZE and out.with_suffix(".pt").is_file()
+    bad = tmp_path / "bad.pt"
+    bad.write_text("not a checkpoint")
+    with pytest.raises(SystemExit) as exc:
+        main(["train-classifier", "--crops", str(crops), "--init", str(bad), "--out", str(tmp_path / "runs")])
+    assert exc.value.code == 2 and "not a training checkpoint" in capsys.readouterr().err
 
 
 def test_a_file_that_is_no_onnx_model_is_a_clear_error(tmp_path: Path) -> None:

@@ -143,7 +143,12 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
         extra = state.get("extra", 0)
     start_weights = None
     if init is not None and state is None:
-        start_weights = torch.load(init, weights_only=False, map_location="cpu")
+        try:
+            start_weights = torch.load(init, weights_only=False, map_location="cpu")
+        except Exception as e:  # torch raises many kinds for a file that is no checkpoint
+            raise ValueError(f"{init}: not a training checkpoint ({type(e).__name__})") from e
+        if not isinstance(start_weights, dict) or "model" not in start_weights:
+            raise ValueError(f"{init}: not a training checkpoint (no weights in it)")
         width = start_weights.get("width", width)
         extra = max(extra, start_weights.get("extra", 0))
     model = build_model(width, extra)
@@ -260,7 +265,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--crops {a.crops}: no train.npz and val.npz there (run datasets/crops.py)")
     if a.init is not None and not a.init.is_file():
         p.error(f"--init {a.init}: no such checkpoint")
-    best = train(a.crops, a.epochs, a.out, a.name, a.batch, a.lr, a.width, a.resume, init=a.init, extra=a.extra)
+    try:
+        best = train(a.crops, a.epochs, a.out, a.name, a.batch, a.lr, a.width, a.resume, init=a.init, extra=a.extra)
+    except ValueError as e:  # --init weights that are no checkpoint or do not fit
+        p.error(str(e))
     if a.export:
         print(export_onnx(best, a.export))
         print(strip_checkpoint(best, a.export.with_suffix(".pt")))
