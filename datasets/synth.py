@@ -12,7 +12,9 @@ Labels are the axis-aligned boxes around each tile's projected silhouette (the p
 convex hull of its projected outline points), clipped to the image; tiles less than 40% inside the image or less
 than 40% visible behind other tiles are dropped. A label names what the camera sees of the tile: its face (the
 tile's class), its back (`back`: a face-down tile, or a standing one seen from behind), or nothing to name (only
-its sides in view, its face or back seen edge-on or mostly hidden: no label).
+its sides in view, its face or back seen edge-on or mostly hidden: no label). Labels that no one could read in the
+photo (cut off by the border, mostly hidden, or blurred for their size) are also marked difficult, one word per
+label in DIR/difficult/ (see :func:`difficulty`), so that a benchmark can leave them out as PASCAL VOC does.
 Faces are never mirrored: a face is only drawn when its normal points at the camera, and the texture is mapped
 with the tile's right-handed (u, v, n) frame, so the only image transforms are rotations and perspective.
 
@@ -1173,20 +1175,30 @@ def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.LUT(out, lut)
 
 
-def blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Defocus or hand-shake blur, sometimes. Its radius grows with the image (drawn for 640 px), so that a scene
-    rendered at a larger ``size`` is the same photo with more pixels, not a sharper one."""
+def blur(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """Defocus or hand-shake blur, sometimes, and its spread in pixels (the standard deviation of the kernel, 0 for
+    none). Its radius grows with the image (drawn for 640 px), so that a scene rendered at a larger ``size`` is the
+    same photo with more pixels, not a sharper one."""
     r, per_640 = rng.random(), img.shape[0] / 640
     if r < 0.3:
-        return cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.4) * per_640)
+        sigma = rng.uniform(0.4, 1.4) * per_640
+        return cv2.GaussianBlur(img, (0, 0), sigma), sigma
     if r < 0.4:
         k = max(3, round(int(rng.integers(3, 9)) * per_640))
         kernel = np.zeros((k, k), np.float32)
         ang, c = rng.uniform(0, math.pi), (k - 1) / 2
         dx, dy = c * math.cos(ang), c * math.sin(ang)
         cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
-        return cv2.filter2D(img, -1, kernel / kernel.sum())
-    return img
+        return cv2.filter2D(img, -1, kernel / kernel.sum()), kernel_spread(kernel)
+    return img, 0.0
+
+
+def kernel_spread(kernel: np.ndarray) -> float:
+    """How far a blur kernel spreads a point, in pixels: its standard deviation along its widest direction (the
+    square root of the larger eigenvalue of its weights' covariance)."""
+    ys, xs = np.mgrid[: kernel.shape[0], : kernel.shape[1]]
+    cov = np.cov(np.stack([xs.ravel(), ys.ravel()]), aweights=kernel.ravel(), bias=True)
+    return float(np.sqrt(np.linalg.eigvalsh(cov).max()))
 
 
 def sensor_noise(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -1226,8 +1238,10 @@ def texture_level(placed: list[Placed]) -> int:
 
 
 def compose(rng: np.random.Generator, cam: Camera, tiles: list[TilePose], ts: TileSet,
-            light: Light) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Table, shadows and tiles (back to front), with their labels. No camera effects."""
+            light: Light) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Table, shadows and tiles (back to front), with their labels. No camera effects. The fourth array holds, per
+    label, how much of its face (or back) lies inside the image, how much of that is not hidden behind other tiles,
+    and the face's narrow width in pixels (:func:`narrow_width`), for :func:`difficulty`."""
     img = render_table(rng, cam, tiles, ts)
     placed = [p for p in (place(cam, t, ts) for t in tiles) if p is not None]
     img = draw_shadows(img, cam, placed, ts, light, cam.tile_px(ts.w), rng)
@@ -1239,7 +1253,7 @@ def compose(rng: np.random.Generator, cam: Camera, tiles: list[TilePose], ts: Ti
     drawn = [draw_tile(img, cam, p, ts, light, ids, k + 1, tops) for k, p in enumerate(order)]
     seen = np.bincount(ids.ravel(), minlength=len(order) + 1)[1:]
     top_seen = np.bincount(ids[tops], minlength=len(order) + 1)[1:]
-    boxes, classes = [], []
+    boxes, classes, views = [], [], []
     for p, (area, shown, top_px), vis, top_vis in zip(order, drawn, seen, top_seen, strict=True):
         box, frac = p.box(cam.size)
         # drop tiles mostly outside the image or mostly hidden behind other tiles (a kong's covered tile)
@@ -1250,7 +1264,29 @@ def compose(rng: np.random.Generator, cam: Camera, tiles: list[TilePose], ts: Ti
             continue
         boxes.append(box)
         classes.append(label)
-    return img, np.array(boxes, np.float32).reshape(-1, 4), np.array(classes, np.int64)
+        top = p.uv[:4] if shown == "face" else p.uv[[5, 4, 7, 6]]
+        views.append((share_inside(top, cam.size), top_vis / top_px, narrow_width(top)))
+    return (img, np.array(boxes, np.float32).reshape(-1, 4), np.array(classes, np.int64),
+            np.array(views, np.float32).reshape(-1, 3))
+
+
+def share_inside(quad: np.ndarray, size: int) -> float:
+    """The share of a projected face (convex) that lies inside the ``size`` x ``size`` image."""
+    quad = np.asarray(quad, np.float32)
+    area = abs(cv2.contourArea(quad))
+    if area < 1e-6:
+        return 0.0
+    frame = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+    inside, _ = cv2.intersectConvexConvex(quad, frame)
+    return float(inside) / area
+
+
+def narrow_width(quad: np.ndarray) -> float:
+    """The width of a projected face across its narrow way, in pixels: its area over its longest side (a face
+    seen edge-on is a thin strip however long it is)."""
+    x, y = quad[:, 0], quad[:, 1]
+    area = 0.5 * abs(float(x @ np.roll(y, -1) - y @ np.roll(x, -1)))
+    return area / max(float(np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1).max()), 1e-6)
 
 
 def shown_label(tile: TilePose, shown: str | None, top_px: int, top_vis: int, area: int) -> int | None:
@@ -1262,16 +1298,59 @@ def shown_label(tile: TilePose, shown: str | None, top_px: int, top_vis: int, ar
     return tile.label if shown == "face" else BACK
 
 
-def render_scene(rng: np.random.Generator, size: int = 640) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One random scene: (BGR uint8 image size x size, boxes N x 4 xyxy in pixels, class ids N)."""
+TRUNCATED, HIDDEN, BLURRED = 1, 2, 4  # why a label is difficult (bits)
+DIFFICULT_NAMES = {TRUNCATED: "truncated", HIDDEN: "hidden", BLURRED: "blurred"}
+# Where a person stops reading the tiles of the validation scenes (looked at, binned by each measure; the model
+# card says how): below 60% inside the image a tile's number is often cut off;
+# below 14 times the blur's spread across its narrow way the strokes of 万 numbers run together and dots and
+# bamboos can no longer be counted. Every photo is a little soft (lens, demosaicing, JPEG), so the spread counts as
+# at least 0.8 px: an unblurred face narrower than 11 px is too small to read.
+EASY_INSIDE = 0.6  # a tile less inside the image than this is truncated
+EASY_UNHIDDEN = 0.75  # a face (or back) less in view than this is hidden
+EASY_SHARPNESS = 14.0  # a face narrower than this many times the blur's spread is blurred
+MIN_SPREAD = 0.8  # px
+
+
+def difficulty(classes: np.ndarray, views: np.ndarray, spread: float) -> np.ndarray:
+    """Why each label is difficult, as bits (0: not): the tile is cut by the image border (truncated), its face
+    is partly hidden behind other tiles (hidden), or the face is narrow for the blur (blurred). Only faces are
+    read: a `back` is a face-down tile however blurred or cut, so it is never difficult. A difficult tile is
+    labelled as any other; the benchmark can leave it out, as PASCAL VOC leaves out its ``difficult`` objects.
+    Decided from how the scene was made, not from any model."""
+    inside, unhidden, width = views.T
+    flags = ((inside < EASY_INSIDE) * TRUNCATED | (unhidden < EASY_UNHIDDEN) * HIDDEN
+             | (width < EASY_SHARPNESS * max(spread, MIN_SPREAD)) * BLURRED)
+    return np.where(classes == BACK, 0, flags).astype(np.uint8)
+
+
+def difficult_words(flags: np.ndarray) -> list[str]:
+    """One word per label for DIR/difficult/SPLIT/NAME.txt: ``-`` (not difficult) or its reasons joined by ``+``
+    (``truncated+blurred``); read back by ``vision.evaluate.read_difficult``."""
+    return ["+".join(w for bit, w in DIFFICULT_NAMES.items() if f & bit) or "-" for f in flags]
+
+
+@dataclass
+class Scene:
+    """A rendered scene: the photo, its labels (xyxy boxes in pixels, class ids) and, per label, why it is
+    difficult (:func:`difficulty`; 0 when it is not)."""
+
+    image: np.ndarray
+    boxes: np.ndarray
+    classes: np.ndarray
+    difficult: np.ndarray
+
+
+def render_scene(rng: np.random.Generator, size: int = 640) -> Scene:
+    """One random scene of ``size`` x ``size`` pixels."""
     art = get_art()
     ts = random_tileset(rng, art)
     kind, tiles = scene_layout(rng, ts, other_faces(art))
     cam = random_camera(rng, kind, tiles, ts, size)
-    img, boxes, classes = compose(rng, cam, tiles, ts, random_light(rng))
-    for effect in (photometric, blur, sensor_noise, jpeg):
-        img = effect(img, rng)
-    return img, boxes, classes
+    img, boxes, classes, views = compose(rng, cam, tiles, ts, random_light(rng))
+    img = photometric(img, rng)
+    img, spread = blur(img, rng)
+    img = jpeg(sensor_noise(img, rng), rng)
+    return Scene(img, boxes, classes, difficulty(classes, views, spread))
 
 
 def render_tile_face_on(face: Face = "1s", size: int = 256, style: str = "fluffy") -> tuple[np.ndarray, np.ndarray]:
@@ -1336,12 +1415,13 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
 def _write_one(job: tuple[Path, int, int, int, str]) -> int:
     """Render and save scene ``index`` into split ``split``; returns its number of boxes."""
     out, seed, index, size, split = job
-    img, boxes, classes = render_scene(scene_rng(seed, index), size)
+    scene = render_scene(scene_rng(seed, index), size)
     name = f"{index:06d}"
-    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    lines = yolo_lines(boxes, classes, size)  # no tiles in view (rare): an empty file, a background image
+    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    lines = yolo_lines(scene.boxes, scene.classes, size)  # no tiles in view (rare): an empty file, a background
     (out / "labels" / split / f"{name}.txt").write_text("".join(f"{ln}\n" for ln in lines))
-    return len(boxes)
+    (out / "difficult" / split / f"{name}.txt").write_text("".join(f"{w}\n" for w in difficult_words(scene.difficult)))
+    return len(lines)
 
 
 def _init_worker(shared: Path) -> None:
@@ -1354,7 +1434,7 @@ def build(out_dir: str | Path, n: int, seed: int, size: int = 640, val_frac: flo
           progress: bool = True) -> Path:
     """Write ``n`` scenes as an ultralytics dataset under ``out_dir``; returns the data.yaml path."""
     out = Path(out_dir).resolve()
-    for kind in ("images", "labels"):
+    for kind in ("images", "labels", "difficult"):
         for split in ("train", "val"):
             (out / kind / split).mkdir(parents=True, exist_ok=True)
     n_val = int(round(n * val_frac))
@@ -1395,9 +1475,9 @@ def preview(out_dir: str | Path, n: int, seed: int, size: int = 640) -> list[Pat
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(n):
-        img, boxes, classes = render_scene(scene_rng(seed, i), size)
+        scene = render_scene(scene_rng(seed, i), size)
         p = out / f"scene_{seed}_{i:03d}.png"
-        cv2.imwrite(str(p), draw_boxes(img, boxes, classes))
+        cv2.imwrite(str(p), draw_boxes(scene.image, scene.boxes, scene.classes))
         paths.append(p)
     return paths
 

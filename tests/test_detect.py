@@ -20,6 +20,7 @@ from vision.evaluate import (
     evaluate,
     finding_ap50,
     named_by_labels,
+    read_difficult,
     read_yolo_labels,
     with_alternatives,
 )
@@ -181,6 +182,39 @@ def test_scored_with_alternatives_a_misnamed_box_still_counts_for_its_right_name
     multi = evaluate(lambda _p: (xyxy, scores, cls), [img], tmp_path)
     assert multi.ap50[1] == pytest.approx(1.0) and multi.ap50[20] == pytest.approx(1.0)
     assert with_alternatives(dets, 1)[2].tolist() == [2, 20]
+
+
+def test_difficult_labels_are_left_out_as_pascal_voc_does(tmp_path: Path) -> None:
+    img = tmp_path / "a.jpg"
+    cv2.imwrite(str(img), np.zeros((100, 200, 3), np.uint8))
+    (tmp_path / "a.txt").write_text("0 0.15 0.5 0.1 0.4\n0 0.5 0.5 0.1 0.4\n0 0.85 0.5 0.1 0.4\n")
+    hard = tmp_path / "difficult"
+    hard.mkdir()
+    (hard / "a.txt").write_text("-\nblurred\ntruncated+blurred\n")
+    boxes, _ = read_yolo_labels(tmp_path / "a.txt", 200, 100)
+    # the easy tile is found, the first difficult one is found but misnamed 2m (a wrong box for 2m, with all
+    # labels), the second is found as 1m with the highest score, then one spurious 1m box far from any tile
+    found = np.concatenate([boxes, [[90, 0, 110, 10]]])
+
+    def predict(_p: Path):
+        return found, np.array([0.5, 0.9, 0.95, 0.6]), np.array([0, 1, 0, 0])
+
+    every = evaluate(predict, [img], tmp_path)
+    assert every.gt_count[0] == 3 and every.confusion[0, 1] == 1
+    easy = evaluate(predict, [img], tmp_path, difficult_dir=hard)
+    assert easy.gt_count[0] == 1
+    # 1m: the box on the truncated tile is neither right nor wrong; the spurious box outranks the one hit
+    assert easy.ap50[0] == pytest.approx(0.5, abs=0.01)
+    # per class, as in VOC: the 2m box is on no 2m, difficult or not, so it still counts against 2m, which has
+    # nothing to find here (no AP); only the confusion matrix, which matches across classes, leaves it out
+    assert np.isnan(easy.ap50[1])
+    assert easy.confusion[0, 1] == 0 and easy.confusion[0, 0] == 1 and easy.confusion[NUM_CLASSES, 0] == 1
+    assert easy.confusion[NUM_CLASSES, 1] == 0
+    assert finding_ap50(predict, [img], tmp_path, difficult_dir=hard) == pytest.approx(0.5, abs=0.01)
+    assert read_difficult(hard / "none.txt", 2).tolist() == [False, False]  # no file: nothing is difficult
+    with pytest.raises(ValueError, match="2 difficulty words for 3 labels"):
+        (hard / "a.txt").write_text("-\nblurred\n")
+        evaluate(predict, [img], tmp_path, difficult_dir=hard)
 
 
 needs_model = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),

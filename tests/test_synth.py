@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import importlib.util
+import itertools
 import json
 import os
 import sys
@@ -47,27 +48,28 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def scenes(synth: ModuleType) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def scenes(synth: ModuleType) -> list:
     return [synth.render_scene(synth.scene_rng(11, i), SIZE) for i in range(5)]
 
 
 def test_same_seed_same_scene(synth: ModuleType, scenes: list) -> None:
     for i in (0, 3):
-        img, boxes, classes = synth.render_scene(synth.scene_rng(11, i), SIZE)
-        ref_img, ref_boxes, ref_classes = scenes[i]
-        assert np.array_equal(img, ref_img)
-        assert np.array_equal(boxes, ref_boxes)
-        assert np.array_equal(classes, ref_classes)
+        scene, ref = synth.render_scene(synth.scene_rng(11, i), SIZE), scenes[i]
+        assert np.array_equal(scene.image, ref.image)
+        assert np.array_equal(scene.boxes, ref.boxes)
+        assert np.array_equal(scene.classes, ref.classes)
+        assert np.array_equal(scene.difficult, ref.difficult)
 
 
 def test_different_seeds_differ(synth: ModuleType, scenes: list) -> None:
-    img, _, _ = synth.render_scene(synth.scene_rng(12, 0), SIZE)
-    assert not np.array_equal(img, scenes[0][0])
+    assert not np.array_equal(synth.render_scene(synth.scene_rng(12, 0), SIZE).image, scenes[0].image)
 
 
 def test_images_boxes_and_classes_are_well_formed(scenes: list) -> None:
-    for img, boxes, classes in scenes:
+    for scene in scenes:
+        img, boxes, classes = scene.image, scene.boxes, scene.classes
         assert img.shape == (SIZE, SIZE, 3) and img.dtype == np.uint8
+        assert scene.difficult.shape == classes.shape
         assert boxes.shape == (len(classes), 4)
         assert len(classes) > 0
         assert (boxes >= 0).all() and (boxes <= SIZE).all()
@@ -76,7 +78,7 @@ def test_images_boxes_and_classes_are_well_formed(scenes: list) -> None:
 
 
 def test_face_down_tiles_occur(scenes: list) -> None:
-    assert any((classes == BACK).any() for _, _, classes in scenes)
+    assert any((scene.classes == BACK).any() for scene in scenes)
 
 
 def test_at_most_four_copies_per_scene(synth: ModuleType) -> None:
@@ -135,7 +137,7 @@ def test_builder_never_flips() -> None:
 
 
 def test_labels_round_trip(synth: ModuleType, scenes: list, tmp_path: Path) -> None:
-    _, boxes, classes = scenes[1]
+    boxes, classes = scenes[1].boxes, scenes[1].classes
     path = tmp_path / "a.txt"
     path.write_text("\n".join(synth.yolo_lines(boxes, classes, SIZE)) + "\n")
     back_boxes, back_classes = synth.read_yolo(path, SIZE)
@@ -191,7 +193,7 @@ def test_a_standing_tile_is_labelled_by_what_the_camera_sees_of_it(synth: Module
     cam = synth.look_at(np.array([0.0, 0.0, ts.h / 2]), np.radians(tilt), azimuth, 0.0, 12.0, 2.0 * SIZE,
                         2.0 * SIZE, SIZE)
     light = synth.Light(np.array([0.0, 0.0, 1.0]), 0.7)
-    _, boxes, classes = synth.compose(rng, cam, tiles, ts, light)
+    _, boxes, classes, _ = synth.compose(rng, cam, tiles, ts, light)
     assert sorted(CLASS_NAMES[c] for c in classes) == expected
     assert len(boxes) == len(expected)
 
@@ -203,11 +205,69 @@ def test_blur_scales_with_the_image_so_a_larger_size_is_the_same_photo(synth: Mo
     small = cv2.resize(big, (640, 640), interpolation=cv2.INTER_AREA)
     blurred = 0
     for seed in range(12):
-        at_640 = synth.blur(small, np.random.default_rng(seed)).astype(np.float32)
+        at_640 = synth.blur(small, np.random.default_rng(seed))[0].astype(np.float32)
         if np.array_equal(at_640, small):
             continue  # this draw adds no blur
         blurred += 1
-        at_1280 = cv2.resize(synth.blur(big, np.random.default_rng(seed)), (640, 640),
+        at_1280 = cv2.resize(synth.blur(big, np.random.default_rng(seed))[0], (640, 640),
                              interpolation=cv2.INTER_AREA).astype(np.float32)
         assert np.abs(at_640 - at_1280).mean() < 0.35 * np.abs(at_640 - small).mean()
     assert blurred >= 3
+
+
+def test_blur_reports_its_spread(synth: ModuleType) -> None:
+    """The spread that :func:`difficulty` weighs is the standard deviation of the kernel that blurred the image:
+    a point of light spreads that far."""
+    dot = np.zeros((640, 640, 3), np.uint8)
+    dot[320, 320] = 255
+    seen = set()
+    for seed in range(20):
+        out, spread = synth.blur(dot.astype(np.float32), np.random.default_rng(seed))
+        if spread == 0:
+            assert np.array_equal(out, dot)
+            continue
+        g = out[..., 0] / out[..., 0].sum()
+        ys, xs = np.mgrid[:640, :640]
+        # the widest spread over any direction (motion blur is a line): the largest eigenvalue of the covariance
+        cov = np.cov(np.stack([xs.ravel(), ys.ravel()]), aweights=g.ravel(), bias=True)
+        assert np.sqrt(np.linalg.eigvalsh(cov).max()) == pytest.approx(spread, rel=0.05)
+        seen.add("gauss" if np.linalg.eigvalsh(cov).min() > 0.5 * np.linalg.eigvalsh(cov).max() else "motion")
+    assert seen == {"gauss", "motion"}
+
+
+def test_difficulty_marks_cut_hidden_and_blurred_tiles(synth: ModuleType) -> None:
+    views = np.array([[1.0, 1.0, 40.0],  # inside, in view, sharp for its size
+                      [0.5, 1.0, 40.0],  # half outside the image
+                      [1.0, 0.6, 40.0],  # its face partly behind another tile
+                      [1.0, 1.0, 10.0],  # a face 10 px wide: too small to read even unblurred
+                      [0.5, 0.6, 10.0]], np.float32)
+    faces = np.array([0, 13, 26, 4, 28])  # suited tiles and an `other`
+    sharp = synth.difficulty(faces, views, 0.0)
+    assert sharp.tolist() == [0, synth.TRUNCATED, synth.HIDDEN, synth.BLURRED,
+                              synth.TRUNCATED | synth.HIDDEN | synth.BLURRED]
+    assert synth.difficulty(faces[:1], views[:1], 3.0).tolist() == [synth.BLURRED]  # 40 px under a 3 px blur
+    assert not synth.difficulty(np.full(5, BACK), views, 3.0).any()  # a back is a back, however cut or blurred
+    assert synth.difficult_words(sharp) == ["-", "truncated", "hidden", "blurred", "truncated+hidden+blurred"]
+
+
+def test_build_writes_one_difficulty_word_per_label(synth: ModuleType, tmp_path: Path) -> None:
+    synth.build(tmp_path / "ds", n=6, seed=4, size=192, val_frac=0.5, progress=False)
+    words = collections.Counter()
+    for label in (tmp_path / "ds" / "labels").glob("*/*.txt"):
+        flags = tmp_path / "ds" / "difficult" / label.parent.name / label.name
+        rows = [r for r in label.read_text().splitlines() if r]
+        got = flags.read_text().split()
+        assert len(got) == len(rows)
+        words.update(got)
+    assert words["-"] > 0
+    reasons = ["truncated", "hidden", "blurred"]
+    assert set(words) <= {"-"} | {"+".join(c) for n in range(1, 4) for c in itertools.combinations(reasons, n)}
+
+
+def test_narrow_width_is_a_faces_width_across_its_narrow_way(synth: ModuleType) -> None:
+    upright = np.array([[0, 0], [30, 0], [30, 40], [0, 40]], np.float64)
+    assert synth.narrow_width(upright) == pytest.approx(30)
+    edge_on = np.array([[0, 0], [40, 0], [41, 5], [1, 5]], np.float64)  # a face seen almost edge-on
+    assert synth.narrow_width(edge_on) == pytest.approx(5, rel=0.01)
+    turned = upright @ np.array([[0.6, -0.8], [0.8, 0.6]])
+    assert synth.narrow_width(turned) == pytest.approx(30)

@@ -35,6 +35,17 @@ def read_yolo_labels(label_path: Path, width: int, height: int, remap: dict[int,
     return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1), cls
 
 
+def read_difficult(path: Path, count: int) -> np.ndarray:
+    """Which of an image's ``count`` labels are difficult, from a file of one word per label (``-`` for a label
+    that is not, its reasons otherwise, as the synthetic builder writes them); no file: none is."""
+    if not path.exists():
+        return np.zeros(count, bool)
+    words = path.read_text().split()
+    if len(words) != count:
+        raise ValueError(f"{path}: {len(words)} difficulty words for {count} labels")
+    return np.array([w != "-" for w in words], bool)
+
+
 @dataclass
 class EvalResult:
     ap50: np.ndarray  # (NUM_CLASSES,), NaN where a class has no ground truth
@@ -69,15 +80,21 @@ def _ap(scores: np.ndarray, hits: np.ndarray, n_gt: int) -> float:
 
 
 def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_dir: Path,
-             remap: dict[int, int] | None = None, desc: str = "evaluating") -> EvalResult:
-    """Score ``predict`` on images whose YOLO labels lie in ``label_dir`` (same stem, .txt)."""
+             remap: dict[int, int] | None = None, desc: str = "evaluating",
+             difficult_dir: Path | None = None) -> EvalResult:
+    """Score ``predict`` on images whose YOLO labels lie in ``label_dir`` (same stem, .txt). With
+    ``difficult_dir`` (:func:`read_difficult` files, same stem), difficult labels are left out as PASCAL VOC
+    leaves out its difficult objects: they are not counted as tiles to find, and a box on one (IoU ≥ 0.5, when it
+    matches no other label) is neither right nor wrong."""
     per_class: list[list[tuple[float, bool]]] = [[] for _ in range(NUM_CLASSES)]
     gt_count = np.zeros(NUM_CLASSES, np.int64)
     confusion = np.zeros((NUM_CLASSES + 1, NUM_CLASSES + 1), np.int64)
     for path in tqdm(images, desc=desc, unit="img"):
         h, w = cv2.imread(str(path)).shape[:2]
         gt_boxes, gt_cls = read_yolo_labels(label_dir / f"{path.stem}.txt", w, h, remap)
-        np.add.at(gt_count, gt_cls, 1)
+        hard = (read_difficult(difficult_dir / f"{path.stem}.txt", len(gt_cls)) if difficult_dir
+                else np.zeros(len(gt_cls), bool))
+        np.add.at(gt_count, gt_cls[~hard], 1)
         boxes, scores, cls = predict(path)
         # Per-class matching for AP (greedy by score, each truth matched once).
         for c in np.unique(np.concatenate([cls, gt_cls])):
@@ -85,13 +102,16 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
             g = np.where(gt_cls == c)[0]
             p = p[np.argsort(-scores[p])]
             ious = box_iou(boxes[p], gt_boxes[g])
-            used = np.zeros(len(g), bool)
+            used, g_hard = np.zeros(len(g), bool), hard[g]
             for k, i in enumerate(p):
                 hit = False
                 if len(g):
-                    j = int(np.argmax(np.where(used, -1, ious[k])))
-                    if not used[j] and ious[k, j] >= 0.5:
+                    row = np.where(used | g_hard, -1, ious[k])
+                    j = int(np.argmax(row))
+                    if row[j] >= 0.5:
                         used[j] = hit = True
+                    elif g_hard.any() and ious[k, g_hard].max() >= 0.5:
+                        continue  # on a difficult tile
                 per_class[c].append((float(scores[i]), hit))
         # Class-agnostic matching for the confusion matrix (confident boxes only).
         confident = scores >= 0.25
@@ -99,6 +119,8 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
         pred_cls = cls[confident]
         taken = np.zeros(len(pred_cls), bool)
         for t in np.argsort(-ious.max(1) if ious.size else np.zeros(len(gt_cls))):
+            if hard[t]:
+                continue
             row = np.where(taken, -1, ious[t]) if ious.size else np.array([])
             if row.size and row.max() >= 0.5:
                 j = int(row.argmax())
@@ -106,7 +128,8 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
                 confusion[gt_cls[t], pred_cls[j]] += 1
             else:
                 confusion[gt_cls[t], NUM_CLASSES] += 1
-        for j in np.where(~taken)[0]:
+        on_hard = (ious[hard].max(0) >= 0.5) if hard.any() and ious.size else np.zeros(len(pred_cls), bool)
+        for j in np.where(~taken & ~on_hard)[0]:
             confusion[NUM_CLASSES, pred_cls[j]] += 1
     ap = np.array([_ap(np.array([s for s, _ in per_class[c]]), np.array([h for _, h in per_class[c]], bool),
                        int(gt_count[c])) for c in range(NUM_CLASSES)])
@@ -114,7 +137,8 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
 
 
 def finding_ap50(predict: Callable[[Path], Prediction], images: list[Path], label_dir: Path,
-                 remap: dict[int, int] | None = None, classes: Iterable[int] = SUITED) -> float:
+                 remap: dict[int, int] | None = None, classes: Iterable[int] = SUITED,
+                 difficult_dir: Path | None = None) -> float:
     """AP50 of finding the tiles of ``classes`` whatever their names: every one of them, labelled or predicted,
     counts as one class. What the detector's boxes alone allow, the naming aside."""
     classes = set(classes)
@@ -125,7 +149,7 @@ def finding_ap50(predict: Callable[[Path], Prediction], images: list[Path], labe
         boxes, scores, cls = predict(path)
         return boxes, scores, np.where(np.isin(cls, list(classes)), one, cls)
 
-    return float(evaluate(boxes_only, images, label_dir, merged, desc="finding").ap50[one])
+    return float(evaluate(boxes_only, images, label_dir, merged, "finding", difficult_dir).ap50[one])
 
 
 def named_by_labels(predict: Callable[[Path], Prediction], label_dir: Path,
