@@ -1459,13 +1459,18 @@ def build(out_dir: str | Path, n: int, seed: int, size: int = 640, val_frac: flo
     return write_data_yaml(out / "data.yaml", out, "images/train", "images/val")
 
 
-def draw_boxes(img: np.ndarray, boxes: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """A copy of the image with labelled boxes (for previews)."""
+def draw_boxes(img: np.ndarray, boxes: np.ndarray, classes: np.ndarray,
+               difficult: np.ndarray | None = None) -> np.ndarray:
+    """A copy of the image with labelled boxes (for previews); difficult labels in grey, with their reasons."""
     out = img.copy()
-    for (x0, y0, x1, y1), c in zip(boxes.astype(int), classes, strict=True):
-        colour = (0, 0, 255) if c == BACK else (255, 0, 255) if c == OTHER else (0, 255, 0)
+    flags = np.zeros(len(classes), np.uint8) if difficult is None else difficult
+    words = difficult_words(flags)
+    for (x0, y0, x1, y1), c, f, w in zip(boxes.astype(int), classes, flags, words, strict=True):
+        colour = ((160, 160, 160) if f else (0, 0, 255) if c == BACK else (255, 0, 255) if c == OTHER
+                  else (0, 255, 0))
+        text = CLASS_NAMES[c] + (f" ({w})" if f else "")
         cv2.rectangle(out, (x0, y0), (x1, y1), colour, 1)
-        cv2.putText(out, CLASS_NAMES[c], (x0 + 1, y0 + 10), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1, cv2.LINE_AA)
+        cv2.putText(out, text, (x0 + 1, y0 + 10), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1, cv2.LINE_AA)
     return out
 
 
@@ -1477,7 +1482,7 @@ def preview(out_dir: str | Path, n: int, seed: int, size: int = 640) -> list[Pat
     for i in range(n):
         scene = render_scene(scene_rng(seed, i), size)
         p = out / f"scene_{seed}_{i:03d}.png"
-        cv2.imwrite(str(p), draw_boxes(scene.image, scene.boxes, scene.classes))
+        cv2.imwrite(str(p), draw_boxes(scene.image, scene.boxes, scene.classes, scene.difficult))
         paths.append(p)
     return paths
 
