@@ -9,7 +9,8 @@ Each scene is rendered from scratch with a small pinhole-camera model:
 * phone-camera effects: lighting gradients, glare, colour jitter, blur, sensor noise, JPEG compression.
 
 Labels are the axis-aligned boxes around each tile's projected silhouette (the projection of a convex body is the
-convex hull of its projected outline points), clipped to the image; tiles less than 40% inside the image or less
+convex hull of its projected outline points), clipped to the image, or with ``--boxes face`` the boxes around each
+tile's face (or back) alone, as the real photos are labelled; tiles less than 40% inside the image or less
 than 40% visible behind other tiles are dropped. A label names what the camera sees of the tile: its face (the
 tile's class), its back (`back`: a face-down tile, or a standing one seen from behind), or nothing to name (only
 its sides in view, its face or back seen edge-on or mostly hidden: no label). Labels that no one could read in the
@@ -20,7 +21,7 @@ with the tile's right-handed (u, v, n) frame, so the only image transforms are r
 
 Usage::
 
-    python datasets/synth.py --out DIR --n 2000 --seed 0 [--size 640] [--val-frac 0.1] [--workers 1]
+    python datasets/synth.py --out DIR --n 2000 --seed 0 [--size 640] [--val-frac 0.1] [--workers 1] [--boxes face]
     python datasets/synth.py --preview DIR --n 4 --seed 0     # PNGs with boxes drawn, for eyeballing
 
 The same seed makes the same scenes only with the same tile styles: the CC0 artwork is always there, the KMahjongg
@@ -1237,11 +1238,25 @@ def texture_level(placed: list[Placed]) -> int:
     return level
 
 
+@dataclass
+class Labels:
+    """What :func:`compose` labels: per tile in view, its box (xyxy pixels, clipped to the image) around the whole
+    tile as the camera sees it, face and body, and around its face (or back) alone; its class; and, for
+    :func:`difficulty`, how much of the face lies inside the image, how much of that is not hidden behind other
+    tiles, and the face's narrow width in pixels (:func:`narrow_width`)."""
+
+    boxes: np.ndarray  # N x 4
+    face_boxes: np.ndarray  # N x 4
+    classes: np.ndarray  # N
+    views: np.ndarray  # N x 3
+
+
+BOX_KINDS = ("tile", "face")  # what a label's box surrounds: the whole tile as seen, or its face (or back) alone
+
+
 def compose(rng: np.random.Generator, cam: Camera, tiles: list[TilePose], ts: TileSet,
-            light: Light) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Table, shadows and tiles (back to front), with their labels. No camera effects. The fourth array holds, per
-    label, how much of its face (or back) lies inside the image, how much of that is not hidden behind other tiles,
-    and the face's narrow width in pixels (:func:`narrow_width`), for :func:`difficulty`."""
+            light: Light) -> tuple[np.ndarray, Labels]:
+    """Table, shadows and tiles (back to front), with their labels. No camera effects."""
     img = render_table(rng, cam, tiles, ts)
     placed = [p for p in (place(cam, t, ts) for t in tiles) if p is not None]
     img = draw_shadows(img, cam, placed, ts, light, cam.tile_px(ts.w), rng)
@@ -1253,7 +1268,7 @@ def compose(rng: np.random.Generator, cam: Camera, tiles: list[TilePose], ts: Ti
     drawn = [draw_tile(img, cam, p, ts, light, ids, k + 1, tops) for k, p in enumerate(order)]
     seen = np.bincount(ids.ravel(), minlength=len(order) + 1)[1:]
     top_seen = np.bincount(ids[tops], minlength=len(order) + 1)[1:]
-    boxes, classes, views = [], [], []
+    boxes, face_boxes, classes, views = [], [], [], []
     for p, (area, shown, top_px), vis, top_vis in zip(order, drawn, seen, top_seen, strict=True):
         box, frac = p.box(cam.size)
         # drop tiles mostly outside the image or mostly hidden behind other tiles (a kong's covered tile)
@@ -1262,12 +1277,14 @@ def compose(rng: np.random.Generator, cam: Camera, tiles: list[TilePose], ts: Ti
         label = shown_label(p.tile, shown, top_px, top_vis, area)
         if label is None:
             continue
-        boxes.append(box)
-        classes.append(label)
         top = p.uv[:4] if shown == "face" else p.uv[[5, 4, 7, 6]]
+        boxes.append(box)
+        rim = p.outline_uv[:16] if shown == "face" else p.outline_uv[16:]  # its rounded outline
+        face_boxes.append(np.concatenate([np.maximum(rim.min(0), 0.0), np.minimum(rim.max(0), float(cam.size))]))
+        classes.append(label)
         views.append((share_inside(top, cam.size), top_vis / top_px, narrow_width(top)))
-    return (img, np.array(boxes, np.float32).reshape(-1, 4), np.array(classes, np.int64),
-            np.array(views, np.float32).reshape(-1, 3))
+    return img, Labels(np.array(boxes, np.float32).reshape(-1, 4), np.array(face_boxes, np.float32).reshape(-1, 4),
+                       np.array(classes, np.int64), np.array(views, np.float32).reshape(-1, 3))
 
 
 def share_inside(quad: np.ndarray, size: int) -> float:
@@ -1331,11 +1348,12 @@ def difficult_words(flags: np.ndarray) -> list[str]:
 
 @dataclass
 class Scene:
-    """A rendered scene: the photo, its labels (xyxy boxes in pixels, class ids) and, per label, why it is
-    difficult (:func:`difficulty`; 0 when it is not)."""
+    """A rendered scene: the photo, its labels (xyxy boxes in pixels around each whole tile and around its face
+    alone, class ids) and, per label, why it is difficult (:func:`difficulty`; 0 when it is not)."""
 
     image: np.ndarray
     boxes: np.ndarray
+    face_boxes: np.ndarray
     classes: np.ndarray
     difficult: np.ndarray
 
@@ -1346,11 +1364,12 @@ def render_scene(rng: np.random.Generator, size: int = 640) -> Scene:
     ts = random_tileset(rng, art)
     kind, tiles = scene_layout(rng, ts, other_faces(art))
     cam = random_camera(rng, kind, tiles, ts, size)
-    img, boxes, classes, views = compose(rng, cam, tiles, ts, random_light(rng))
+    img, labels = compose(rng, cam, tiles, ts, random_light(rng))
     img = photometric(img, rng)
     img, spread = blur(img, rng)
     img = jpeg(sensor_noise(img, rng), rng)
-    return Scene(img, boxes, classes, difficulty(classes, views, spread))
+    return Scene(img, labels.boxes, labels.face_boxes, labels.classes,
+                 difficulty(labels.classes, labels.views, spread))
 
 
 def render_tile_face_on(face: Face = "1s", size: int = 256, style: str = "fluffy") -> tuple[np.ndarray, np.ndarray]:
@@ -1412,13 +1431,14 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, index])
 
 
-def _write_one(job: tuple[Path, int, int, int, str]) -> int:
+def _write_one(job: tuple[Path, int, int, int, str, str]) -> int:
     """Render and save scene ``index`` into split ``split``; returns its number of boxes."""
-    out, seed, index, size, split = job
+    out, seed, index, size, split, box_kind = job
     scene = render_scene(scene_rng(seed, index), size)
     name = f"{index:06d}"
     cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    lines = yolo_lines(scene.boxes, scene.classes, size)  # no tiles in view (rare): an empty file, a background
+    boxes = scene.face_boxes if box_kind == "face" else scene.boxes
+    lines = yolo_lines(boxes, scene.classes, size)  # no tiles in view (rare): an empty file, a background
     (out / "labels" / split / f"{name}.txt").write_text("".join(f"{ln}\n" for ln in lines))
     (out / "difficult" / split / f"{name}.txt").write_text("".join(f"{w}\n" for w in difficult_words(scene.difficult)))
     return len(lines)
@@ -1431,18 +1451,22 @@ def _init_worker(shared: Path) -> None:
 
 
 def build(out_dir: str | Path, n: int, seed: int, size: int = 640, val_frac: float = 0.1, workers: int = 1,
-          progress: bool = True) -> Path:
-    """Write ``n`` scenes as an ultralytics dataset under ``out_dir``; returns the data.yaml path."""
+          progress: bool = True, boxes: str = "tile") -> Path:
+    """Write ``n`` scenes as an ultralytics dataset under ``out_dir``; returns the data.yaml path. ``boxes``
+    (:data:`BOX_KINDS`): what each label's box surrounds, the whole tile as seen (``tile``, the default and what
+    the shipped models were trained on) or its face alone (``face``, as the real photos are labelled)."""
+    if boxes not in BOX_KINDS:
+        raise ValueError(f"boxes must be one of {', '.join(BOX_KINDS)}, not {boxes!r}")
     out = Path(out_dir).resolve()
     for kind in ("images", "labels", "difficult"):
         for split in ("train", "val"):
             (out / kind / split).mkdir(parents=True, exist_ok=True)
     n_val = int(round(n * val_frac))
     val = set(np.random.default_rng([seed, 1 << 30]).permutation(n)[:n_val].tolist())
-    jobs = [(out, seed, i, size, "val" if i in val else "train") for i in range(n)]
+    jobs = [(out, seed, i, size, "val" if i in val else "train", boxes) for i in range(n)]
     styles = sorted(get_art())  # rasterise / load once before forking
     (out / "build.json").write_text(json.dumps({"n": n, "seed": seed, "size": size, "val_frac": val_frac,
-                                                "styles": styles}, indent=1) + "\n")
+                                                "boxes": boxes, "styles": styles}, indent=1) + "\n")
     bar = tqdm(total=n, desc="scenes", unit="img", disable=not progress)
     if workers <= 1:
         cv2.setNumThreads(1)
@@ -1496,6 +1520,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--size", type=int, default=640)
     ap.add_argument("--val-frac", type=float, default=0.1)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--boxes", choices=BOX_KINDS, default="tile",
+                    help="what a label's box surrounds: the whole tile as seen (default) or its face alone")
     ap.add_argument("--shared", type=Path, default=SHARED, help="the shared material folder (tile art)")
     args = ap.parse_args(argv)
     set_shared(args.shared)
@@ -1512,7 +1538,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"warning: the KMahjongg styles {', '.join(missing)} are not installed (apt-get install "
               f"kdegames-mahjongg-data-kf5 librsvg2-bin): these scenes differ from those built with them",
               file=sys.stderr)
-    print(build(args.out, args.n, args.seed, args.size, args.val_frac, args.workers))
+    print(build(args.out, args.n, args.seed, args.size, args.val_frac, args.workers, boxes=args.boxes))
 
 
 if __name__ == "__main__":

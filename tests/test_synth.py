@@ -193,7 +193,8 @@ def test_a_standing_tile_is_labelled_by_what_the_camera_sees_of_it(synth: Module
     cam = synth.look_at(np.array([0.0, 0.0, ts.h / 2]), np.radians(tilt), azimuth, 0.0, 12.0, 2.0 * SIZE,
                         2.0 * SIZE, SIZE)
     light = synth.Light(np.array([0.0, 0.0, 1.0]), 0.7)
-    _, boxes, classes, _ = synth.compose(rng, cam, tiles, ts, light)
+    _, labels = synth.compose(rng, cam, tiles, ts, light)
+    boxes, classes = labels.boxes, labels.classes
     assert sorted(CLASS_NAMES[c] for c in classes) == expected
     assert len(boxes) == len(expected)
 
@@ -271,3 +272,25 @@ def test_narrow_width_is_a_faces_width_across_its_narrow_way(synth: ModuleType) 
     assert synth.narrow_width(edge_on) == pytest.approx(5, rel=0.01)
     turned = upright @ np.array([[0.6, -0.8], [0.8, 0.6]])
     assert synth.narrow_width(turned) == pytest.approx(30)
+
+
+def test_face_boxes_lie_inside_tile_boxes_and_can_be_written(synth: ModuleType, scenes: list, tmp_path: Path) -> None:
+    """The face (or back) is part of the tile: its box lies within the tile's, and equals it only seen from above."""
+    for scene in scenes:
+        assert scene.face_boxes.shape == scene.boxes.shape
+        assert (scene.face_boxes[:, :2] >= scene.boxes[:, :2] - 1e-3).all()
+        assert (scene.face_boxes[:, 2:] <= scene.boxes[:, 2:] + 1e-3).all()
+        assert (scene.face_boxes[:, 2:] > scene.face_boxes[:, :2]).all()
+    areas = [np.prod(s.face_boxes[:, 2:] - s.face_boxes[:, :2], 1) / np.prod(s.boxes[:, 2:] - s.boxes[:, :2], 1)
+             for s in scenes]
+    assert np.concatenate(areas).min() < 0.9  # some tiles show their bodies
+    tile = synth.build(tmp_path / "tile", n=2, seed=3, size=192, val_frac=0.5, progress=False).parent
+    face = synth.build(tmp_path / "face", n=2, seed=3, size=192, val_frac=0.5, progress=False, boxes="face").parent
+    for label in (tile / "labels").glob("*/*.txt"):
+        twin = face / "labels" / label.parent.name / label.name
+        t, f = synth.read_yolo(label, 192), synth.read_yolo(twin, 192)
+        assert np.array_equal(t[1], f[1])  # the same tiles and classes, other boxes
+        assert (np.prod(f[0][:, 2:] - f[0][:, :2], 1) <= np.prod(t[0][:, 2:] - t[0][:, :2], 1) + 1).all()
+    assert json.loads((face / "build.json").read_text())["boxes"] == "face"
+    with pytest.raises(ValueError, match="boxes must be one of tile, face"):
+        synth.build(tmp_path / "x", n=1, seed=0, boxes="body")
