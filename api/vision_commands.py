@@ -16,7 +16,9 @@ def add_detect(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--annotate", type=Path, metavar="OUT",
                    help="write each photo with labelled boxes (a folder when several images are given)")
     p.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default 0.25)")
-    p.add_argument("--iou", type=float, default=0.5, help="NMS IoU threshold (default 0.5)")
+    p.add_argument("--iou", type=float,
+                   help="IoU from which two boxes of the same name are one tile (default 0.6; two boxes of "
+                        "different names from 0.7, or from --iou when it is higher)")
     p.add_argument("--tiled", action="store_true", help="also detect on overlapping crops (large table photos)")
     _add_turned_option(p, default=False)
     p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
@@ -35,8 +37,9 @@ def run_detect(args: argparse.Namespace) -> int:
     from vision.annotate import draw_detections
     from vision.detect import ImageError, get_detector, load_image
 
-    if not 0 < args.conf < 1 or not 0 < args.iou < 1:
+    if not 0 < args.conf < 1 or (args.iou is not None and not 0 < args.iou < 1):
         raise ValueError("--conf and --iou take a number between 0 and 1")
+    overlap = {} if args.iou is None else {"iou": args.iou}
     detector = get_detector(args.model)
     failed = 0
     for path in args.images:
@@ -46,7 +49,7 @@ def run_detect(args: argparse.Namespace) -> int:
             print(f"zhuoji detect: {exc}", file=sys.stderr)
             failed += 1
             continue
-        dets = detector(image, conf=args.conf, iou=args.iou, tiled=args.tiled or None, turned=args.turned)
+        dets = detector(image, conf=args.conf, tiled=args.tiled or None, turned=args.turned, **overlap)
         order = dets.xyxy[:, 0].argsort(kind="stable")
         as_json = dets.to_json()
         boxes = [as_json[i] for i in order]

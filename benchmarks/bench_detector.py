@@ -102,7 +102,7 @@ class Cached:
 
 
 def ours_predictor(detector: Detector, turned: bool = False, closer: bool = True) -> Cached:
-    return Cached(lambda path: detector(path, conf=0.001, iou=0.5, turned=turned, closer=closer))
+    return Cached(lambda path: detector(path, conf=0.001, turned=turned, closer=closer))
 
 
 def multi_label(ours: Cached, base: Cached, images: list[Path], label_dir: Path,

@@ -14,7 +14,15 @@ import pytest
 from datasets.crops import build, jitter_boxes, label_path, read_boxes
 from datasets.crops import main as crops_main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.classify import CROP_SIZE, DEFAULT_CLASSIFIER, Classifier, combine, crop_tiles, tileness
+from vision.classify import (
+    CROP_SIZE,
+    DEFAULT_CLASSIFIER,
+    Classifier,
+    combine,
+    crop_tiles,
+    geometric_mean,
+    tileness,
+)
 from vision.detections import Detections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,7 +128,7 @@ def test_a_doubtfully_named_tile_ranks_below_a_surely_named_one(monkeypatch: pyt
     crop_probs = np.concatenate([_crop_probs(seven_m, 0.99), torn / torn.sum()])
     clf = Classifier(DEFAULT_CLASSIFIER)
     monkeypatch.setattr(clf, "probs", lambda img, xyxy: crop_probs[:len(xyxy)])
-    out = clf(np.zeros((100, 100, 3), np.uint8), dets)
+    out = clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0)  # one look each (turned looks: below)
     assert out.class_id.tolist() == [seven_m] * 3
     assert out.confidence[0] > out.confidence[1] > 0.3
     # the detector's confidence 0.8 is a sure tile (1.0) × its name's 0.8: the combined probability replaces that
@@ -139,11 +147,57 @@ def test_a_sure_tile_of_a_doubtful_name_gets_the_second_look(monkeypatch: pytest
     assert tileness(dets) == pytest.approx([0.18, 0.06])
     clf = Classifier(DEFAULT_CLASSIFIER)
     monkeypatch.setattr(clf, "probs", lambda img, xyxy: np.repeat(_crop_probs(three_m, 0.95), len(xyxy), 0))
-    out = clf(np.zeros((100, 100, 3), np.uint8), dets)
+    out = clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0)
     assert out.names == ["3m", "2m"]
     assert out.probs is None  # hand-made detections: only their top 3 known, none made up
     assert out.confidence[0] == pytest.approx(0.18 * out.top3_prob[0, 0])
     assert out.confidence[1] == pytest.approx(0.03)
+
+
+def test_a_doubtfully_named_tile_is_looked_at_again_turned(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not DEFAULT_CLASSIFIER.is_file():
+        pytest.skip("no shipped crop classifier")
+    five_m, seven_m, nine_m = (CLASS_NAMES.index(t) for t in ("5m", "7m", "9m"))
+    dets = _dets([[seven_m, five_m, nine_m]] * 2, [[0.8, 0.15, 0.05]] * 2)
+    torn = _crop_probs(seven_m, 0.5)
+    torn[0, five_m] = 0.45
+    first = np.concatenate([_crop_probs(seven_m, 0.99), torn / torn.sum()])
+    calls = []
+
+    def looks(img, xyxy, turns=(0,)):
+        calls.append((len(xyxy), turns))
+        return first[:len(xyxy)] if turns == (0,) else _crop_probs(five_m, 0.95).repeat(len(xyxy), 0)
+
+    clf = Classifier(DEFAULT_CLASSIFIER)
+    monkeypatch.setattr(clf, "probs", looks)
+    out = clf(np.zeros((100, 100, 3), np.uint8), dets)
+    assert calls == [(2, (0,)), (1, (1, 2, 3))]  # only the doubtful second box is looked at turned
+    assert out.names == ["7m", "5m"]  # three turned looks sure of 5m outweigh one torn look
+    calls.clear()
+    assert clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0).names == ["7m", "7m"]
+    assert calls == [(2, (0,))]
+
+
+def test_the_geometric_mean_of_looks_keeps_what_every_look_finds_probable() -> None:
+    a = np.array([[0.6, 0.4, 0.0], [0.2, 0.3, 0.5]])
+    b = np.array([[0.6, 0.1, 0.3], [0.2, 0.3, 0.5]])
+    mean = geometric_mean(np.stack([a, b]))
+    assert np.allclose(mean.sum(1), 1) and mean[0].argmax() == 0 and mean[0, 2] < 1e-3  # one look's 0 rules out
+    assert np.allclose(mean[1], [0.2, 0.3, 0.5], atol=1e-6)  # agreeing looks: unchanged
+    weighted = geometric_mean(np.stack([a[:1], b[:1]]), np.array([1.0, 3.0]))
+    assert weighted[0, 1] < mean[0, 1]  # leans to the more weighted look
+
+
+def test_the_shipped_classifier_looks_at_turned_crops_in_one_batch() -> None:
+    if not DEFAULT_CLASSIFIER.is_file():
+        pytest.skip("no shipped crop classifier")
+    clf = Classifier(DEFAULT_CLASSIFIER)
+    img = cv2.imread(str(SAMPLES / "sample_02.jpg"))
+    xyxy = np.array([[10, 10, 60, 80], [100, 100, 150, 170], [30, 40, 90, 90]], np.float32)
+    each = [clf.probs(img, xyxy, turns=(k,)) for k in range(4)]
+    assert not np.allclose(each[0], each[2])  # a turned crop is another look
+    np.testing.assert_allclose(clf.probs(img, xyxy, turns=(0, 1, 2, 3)), geometric_mean(np.stack(each)), atol=1e-5)
+    np.testing.assert_allclose(clf.probs(img, xyxy), each[0], atol=1e-6)
 
 
 def test_the_classifier_checks_its_classes(tmp_path: Path) -> None:

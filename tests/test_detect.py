@@ -12,7 +12,17 @@ import pytest
 
 from api.cli import main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.detect import DEFAULT_MODEL, ImageError, _postprocess, detect, letterbox, load_image
+from vision.detect import (
+    ANY_NAME_IOU,
+    DEFAULT_MODEL,
+    SAME_NAME_IOU,
+    ImageError,
+    _postprocess,
+    detect,
+    letterbox,
+    load_image,
+    suppress_same_name,
+)
 from vision.detections import Detections, box_iou
 from vision.evaluate import (
     EvalResult,
@@ -89,6 +99,26 @@ def test_postprocess_is_class_agnostic_and_gives_top3() -> None:
     assert [CLASS_NAMES[c] for c in dets.top3_class[i]] == ["4m", "5m", "6m"]
     assert dets.top3_prob[i, 0] == pytest.approx(0.9 / 1.3)
     assert dets.probs[i].sum() == pytest.approx(1.0) and dets.probs[i, 5] == pytest.approx(0.1 / 1.3)
+
+
+def test_boxes_of_one_name_are_one_tile_from_a_lower_overlap_than_boxes_of_two_names() -> None:
+    assert SAME_NAME_IOU < ANY_NAME_IOU
+    # neighbours in a row seen at a slant: whole-tile boxes overlapping by IoU 0.65
+    boxes = np.array([[0, 0, 100, 100], [21.2, 0, 121.2, 100], [300, 0, 400, 100]], np.float32)
+    assert box_iou(boxes[:1], boxes[1:2])[0, 0] == pytest.approx(0.65, abs=0.01)
+    scores = np.zeros((3, NUM_CLASSES), np.float32)
+    scores[[0, 1, 2], [1, 2, 1]] = [0.9, 0.8, 0.7]  # 2m, 3m beside it, another 2m far away
+    dets = _postprocess(boxes, scores, 0.25, ANY_NAME_IOU, 300, (400, 100))
+    assert sorted(dets.names) == ["2m", "2m", "3m"]  # the class-agnostic step keeps both neighbours
+    assert sorted(suppress_same_name(dets, SAME_NAME_IOU).names) == ["2m", "2m", "3m"]
+    dets.class_id[dets.names.index("3m")] = 1  # the second look names the neighbour 2m too: a second box on one tile
+    kept = suppress_same_name(dets, SAME_NAME_IOU)
+    assert len(kept) == 2 and sorted(kept.confidence.tolist()) == pytest.approx([0.7, 0.9])
+    assert len(suppress_same_name(dets, 0.7)) == 3  # under the threshold: two tiles
+    # beyond ANY_NAME_IOU two names are one tile all the same
+    close = boxes.copy()
+    close[1] = [10, 0, 110, 100]  # IoU 0.82
+    assert sorted(_postprocess(close, scores, 0.25, ANY_NAME_IOU, 300, (400, 100)).names) == ["2m", "2m"]
 
 
 def test_postprocess_vote_averages_the_class_scores_of_one_tile() -> None:

@@ -31,6 +31,9 @@ CROP_SIZE = 64
 CROP_MARGIN = 0.08  # share of a box's width/height added on each side: the tile's edge is part of its look
 MIN_CONFIDENCE = 0.1  # boxes below this are hardly tiles: not worth a second look (mAP scoring keeps ~300)
 DETECTOR_WEIGHT = 0.3  # exponent of the detector's scores in the combined score; the classifier's is 1 - this
+# A box whose combined name is less probable than this gets three more looks, its crop turned by 90°, 180° and 270°
+# (the classifier was trained on every turn): synthetic mAP50 +0.003 to +0.004 for a few boxes a photo.
+TURN_BELOW = 0.9
 
 
 def crop_tiles(img: np.ndarray, xyxy: np.ndarray, size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
@@ -77,26 +80,38 @@ class Classifier:
         self.margin = float(meta.get("crop_margin", CROP_MARGIN))
         self.model_path = path
 
-    def probs(self, img: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
-        """(N, classes) class probabilities of the boxes' crops."""
+    def probs(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,)) -> np.ndarray:
+        """(N, classes) class probabilities of the boxes' crops; with several ``turns`` (quarter turns of each crop,
+        counter-clockwise), their normalised geometric mean: one look at each turn, in one batch."""
         if len(xyxy) == 0:
             return np.zeros((0, NUM_CLASSES), np.float32)
         crops = crop_tiles(img, xyxy, self.size, self.margin)
-        return self.session.run(None, {"crops": to_input(crops)})[0]
+        batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])
+        looks = self.session.run(None, {"crops": to_input(batch)})[0].reshape(len(turns), len(crops), -1)
+        return looks[0] if len(turns) == 1 else geometric_mean(looks)
 
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
-                 min_confidence: float = MIN_CONFIDENCE) -> Detections:
+                 min_confidence: float = MIN_CONFIDENCE, turn_below: float = TURN_BELOW) -> Detections:
         """The detections with class, top 3 and probabilities from the combined scores for every box that is a tile
         with :func:`tileness` ``min_confidence`` or more, whatever its name (weaker boxes, hardly tiles, keep the
         detector's). Boxes are unchanged. A looked-at box's confidence becomes its tileness times the combined
         probability of its name, so that a tile surely found but doubtfully named ranks below one sure on both
-        counts, and a sure tile the detector could not name ranks by what the second look makes of it."""
+        counts, and a sure tile the detector could not name ranks by what the second look makes of it. A box whose
+        combined name is still less probable than ``turn_below`` is looked at three more times, its crop turned
+        by 90°, 180° and 270°, and the classifier's part is the geometric mean of the four looks."""
         tile = tileness(dets)
         sure = np.flatnonzero(tile >= min_confidence)  # a sure tile of a doubtful name is just what to look at
         if len(sure) == 0:
             return dets
         img = load_image(image)
-        looked = combine(dets[sure], self.probs(img, dets.xyxy[sure]), detector_weight)
+        crop_probs = self.probs(img, dets.xyxy[sure])
+        looked = combine(dets[sure], crop_probs, detector_weight)
+        doubt = np.flatnonzero(looked.top3_prob[:, 0] < turn_below)
+        if len(doubt):
+            turned = self.probs(img, dets.xyxy[sure[doubt]], turns=(1, 2, 3))
+            crop_probs = crop_probs.copy()
+            crop_probs[doubt] = geometric_mean(np.stack([crop_probs[doubt], turned]), np.array([1.0, 3.0]))
+            looked = combine(dets[sure], crop_probs, detector_weight)
         out = dets[np.arange(len(dets))]  # a copy
         out.class_id[sure], out.top3_class[sure], out.top3_prob[sure] = (looked.class_id, looked.top3_class,
                                                                          looked.top3_prob)
@@ -104,6 +119,15 @@ class Classifier:
         if out.probs is not None:
             out.probs[sure] = looked.probs
         return out
+
+
+def geometric_mean(looks: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """(N, classes) normalised weighted geometric mean of (looks, N, classes) probabilities: a class must be
+    probable in every look to stay probable."""
+    w = np.ones(len(looks)) if weights is None else np.asarray(weights, np.float64)
+    log = np.log(np.clip(np.asarray(looks, np.float64), 1e-6, 1.0))
+    mean = np.exp(np.tensordot(w / w.sum(), log, axes=1))
+    return (mean / mean.sum(1, keepdims=True)).astype(np.float32)
 
 
 def tileness(dets: Detections) -> np.ndarray:

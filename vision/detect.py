@@ -28,6 +28,10 @@ __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "loa
 ROOT = Path(__file__).resolve().parents[1]
 # The int8 version of zhuoji-tiles.onnx (vision/quantize.py): about half the time, the same accuracy.
 DEFAULT_MODEL = ROOT / "models" / "zhuoji-tiles-int8.onnx"
+# Two boxes of one name overlapping by IoU ≥ SAME_NAME_IOU are one tile; two boxes of different names only from
+# ANY_NAME_IOU: neighbours in a row seen at a slant overlap by 0.5–0.7 (their whole-tile boxes) and usually differ.
+SAME_NAME_IOU = 0.6
+ANY_NAME_IOU = 0.7
 
 
 @dataclass(frozen=True)
@@ -77,9 +81,13 @@ class Detector:
         """Run the network on one letterboxed BGR canvas; returns (4 + classes, anchors)."""
         return self.session.run(None, {self.input_name: to_input(canvas)})[0][0]
 
-    def __call__(self, image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
-                 max_det: int = 300, turned: bool = False, closer: bool = True) -> Detections:
-        """``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
+    def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
+                 max_det: int = 300, turned: bool = False, closer: bool = True,
+                 iou_any: float = ANY_NAME_IOU) -> Detections:
+        """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
+        ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
+        then boxes of one name once the crop classifier has named them).
+        ``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
         (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``).
         ``closer``: combine the class scores with the crop classifier's (when this detector has one)."""
         img = load_image(image)
@@ -95,10 +103,10 @@ class Detector:
             for x0, y0, crop in _crops(img, self.size):
                 b, s = self._predict(crop, x0, y0)
                 boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
-        dets = _postprocess(boxes, scores, conf, iou, max_det, (w, h), vote=turned)
+        dets = _postprocess(boxes, scores, conf, max(iou, iou_any), max_det, (w, h), vote=turned)
         if closer and self.classifier is not None:
             dets = self.classifier(img, dets)
-        return dets
+        return suppress_same_name(dets, iou)
 
     def _predict(self, img: np.ndarray, x0: int, y0: int) -> tuple[np.ndarray, np.ndarray]:
         canvas, lb = letterbox(img, self.size)
@@ -138,6 +146,22 @@ def _drop_spanning(boxes: np.ndarray, keep: np.ndarray, covered: float = 0.7, pa
     # bigger than the tiles under it: a true tile next to overlapping neighbours (steep perspective) is not
     spanning = (under.sum(1) >= 2) & (share.sum(1) >= covered) & (area >= 1.5 * mean_under)
     return keep[~spanning]
+
+
+def suppress_same_name(dets: Detections, iou: float) -> Detections:
+    """Drop each box that overlaps a more confident box of the same name by IoU ≥ ``iou`` (greedy, strongest
+    first): two boxes on one tile. Boxes keep their order."""
+    if len(dets) < 2:
+        return dets
+    overlap = box_iou(dets.xyxy, dets.xyxy) >= iou
+    overlap &= np.equal.outer(dets.class_id, dets.class_id)
+    keep = np.ones(len(dets), bool)
+    for i in np.argsort(-dets.confidence, kind="stable"):
+        if keep[i]:
+            drop = overlap[i] & keep
+            drop[i] = False
+            keep[drop] = False
+    return dets if keep.all() else dets[np.flatnonzero(keep)]
 
 
 def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float, max_det: int,
@@ -191,7 +215,7 @@ def get_detector(model_path: str | os.PathLike | None = None) -> Detector:
         return _detectors[path, classifier]
 
 
-def detect(image, conf: float = 0.25, iou: float = 0.5, tiled: bool | None = None,
+def detect(image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
            model_path: str | os.PathLike | None = None, turned: bool = False) -> Detections:
     """Detect tiles in an image (path, encoded bytes or BGR array). Boxes are in original-image pixels."""
     return get_detector(model_path)(image, conf=conf, iou=iou, tiled=tiled, turned=turned)
