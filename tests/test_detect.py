@@ -121,6 +121,14 @@ def test_boxes_of_one_name_are_one_tile_from_a_lower_overlap_than_boxes_of_two_n
     assert sorted(_postprocess(close, scores, 0.25, ANY_NAME_IOU, 300, (400, 100)).names) == ["2m", "2m"]
 
 
+def test_the_detect_commands_iou_help_states_the_detectors_thresholds(capsys: pytest.CaptureFixture[str]) -> None:
+    # the CLI writes them out rather than importing vision.detect (OpenCV, onnxruntime) to build its parser
+    with pytest.raises(SystemExit):
+        main(["detect", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"default {SAME_NAME_IOU};" in text and f"different names from {ANY_NAME_IOU}" in text
+
+
 def test_postprocess_vote_averages_the_class_scores_of_one_tile() -> None:
     scores = np.zeros((3, NUM_CLASSES), np.float32)
     scores[0, [1, 2]] = [0.7, 0.5]  # one look says 2m
