@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -71,6 +72,7 @@ def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path
     best = train(yaml, str(init_ckpt), epochs=1, out_dir=Path("runs"), name="smoke", imgsz=160, batch=2,
                  workers=0)
     assert best == tmp_path / "runs" / "smoke" / "weights" / "best.pt" and best.exists()
+    assert torch.get_num_threads() == os.cpu_count()  # trained on every core, not ultralytics' cores − 1
     beside = best.with_suffix(".onnx")  # like models/zhuoji-tiles.onnx beside models/zhuoji-tiles.pt
     beside.write_bytes(b"the shipped model")
     onnx_path = export_onnx(best, tmp_path / "smoke.onnx", imgsz=160)
