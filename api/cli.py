@@ -174,10 +174,10 @@ def _settle_lines(result: dict) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    # `train` and `train-classifier` hand their options to their own parsers; argparse's REMAINDER alone drops a
-    # leading --option.
+    # `train`, `train-classifier` and `quantize` hand their options to their own parsers; argparse's REMAINDER
+    # alone drops a leading --option.
     args, unknown = parser.parse_known_args(argv)
-    if args.command in ("train", "train-classifier"):
+    if args.command in ("train", "train-classifier", "quantize"):
         args.rest = unknown + args.rest
     elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -95,6 +95,14 @@ def test_the_cli_quantizes_the_detector(tmp_path: Path, capsys: pytest.CaptureFi
     assert total >= 40 and matched >= 0.9 * total and same >= 0.9 * matched, (total, matched, same)
 
 
+def test_the_cli_shows_the_quantize_options(capsys: pytest.CaptureFixture) -> None:
+    pytest.importorskip("onnx", reason="needs the train extra")
+    with pytest.raises(SystemExit) as exc:
+        cli_main(["quantize", "--help"])
+    usage = capsys.readouterr().out
+    assert exc.value.code == 0 and usage.startswith("usage: zhuoji quantize") and "--samples" in usage
+
+
 @pytest.mark.parametrize("args, message", [
     (["README.md"], "not an ONNX model"),
     ([str(FLOAT_DETECTOR)], "needs --images"),
