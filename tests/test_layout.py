@@ -240,3 +240,83 @@ def test_arbitrary_boxes_never_break_layout_or_reading(boxes: list[tuple[float, 
         assert len(placed) == len(set(placed))
         json.dumps(read(dets, lay).to_json())
     assert sorted(_placements(layout(dets))) == list(range(len(boxes)))
+
+
+def _split_tile(scene, t: int, top_share: float, top_conf: float):
+    """The scene's detections with box ``t`` cut across the row into two pieces: ``t`` keeps the lower part, the
+    upper part is a new last box named 2p."""
+    d = scene.dets
+    x1, y1, x2, y2 = d.xyxy[t]
+    cut = y1 + top_share * (y2 - y1)
+    xyxy = d.xyxy.copy()
+    xyxy[t] = [x1, cut - 0.1 * (y2 - y1), x2, y2]  # the pieces overlap a little, as the detector's did
+    xyxy = np.vstack([xyxy, [x1, y1, x2, cut]])
+    return Detections(xyxy, np.append(d.confidence, top_conf), np.append(d.class_id, 10), image_size=d.image_size)
+
+
+# A detector's boxes on tests/data/real_hands/hand_15.jpg (640×640), left to right: its first 6p boxed as the lower
+# four dots (6p) and the upper two (a weak 2p), two more 6p boxes low on their tiles.
+# (x1, y1, x2, y2, confidence, top 3 (tile, probability))
+SPLIT_6P_ROW = [
+    (17.36, 358.74, 60.93, 429.44, 0.62, [("1m", 0.94), ("2m", 0.01), ("other", 0.01)]),
+    (61.69, 357.47, 102.80, 431.46, 0.63, [("3m", 0.93), ("2m", 0.01), ("5m", 0.00)]),
+    (106.02, 357.47, 147.13, 431.46, 0.64, [("4m", 0.92), ("9m", 0.01), ("5m", 0.01)]),
+    (147.45, 360.38, 189.38, 431.91, 0.65, [("7m", 0.92), ("9m", 0.01), ("6m", 0.01)]),
+    (188.98, 360.05, 230.50, 430.34, 0.70, [("8m", 0.93), ("9m", 0.01), ("6m", 0.00)]),
+    (230.29, 358.29, 270.58, 430.64, 0.61, [("9m", 0.93), ("7m", 0.01), ("8m", 0.01)]),
+    (272.27, 360.24, 311.73, 426.42, 0.65, [("5p", 0.94), ("3p", 0.00), ("9m", 0.00)]),
+    (312.68, 361.28, 352.55, 427.05, 0.58, [("5p", 0.92), ("3p", 0.01), ("7p", 0.00)]),
+    (353.50, 360.49, 392.96, 392.14, 0.23, [("2p", 0.62), ("4p", 0.11), ("6p", 0.03)]),
+    (354.51, 382.43, 393.15, 430.12, 0.55, [("6p", 0.81), ("7p", 0.08), ("1p", 0.01)]),
+    (396.49, 362.78, 432.66, 429.38, 0.62, [("6p", 0.91), ("4p", 0.01), ("7p", 0.01)]),
+    (434.51, 380.76, 473.57, 430.50, 0.61, [("6p", 0.88), ("7p", 0.04), ("4p", 0.01)]),
+    (475.67, 361.58, 513.49, 429.82, 0.67, [("other", 0.93), ("1s", 0.00), ("9s", 0.00)]),
+    (514.24, 362.40, 552.06, 428.17, 0.62, [("other", 0.93), ("1s", 0.00), ("9s", 0.00)]),
+    (552.27, 363.53, 589.68, 426.01, 0.59, [("other", 0.93), ("1s", 0.01), ("9s", 0.00)]),
+]
+
+
+def test_a_real_row_with_a_tile_boxed_in_two_pieces_reads_whole() -> None:
+    # The small piece read as a sideways tile and broke the row (9 tiles, the 6p and the honours left out, on
+    # these exact boxes); the weaker piece is now left out and the row reads 14 tiles.
+    from vision.classes import CLASS_NAMES
+
+    rows = SPLIT_6P_ROW
+    dets = Detections(np.array([r[:4] for r in rows]), np.array([r[4] for r in rows]),
+                      np.array([CLASS_NAMES.index(r[5][0][0]) for r in rows]),
+                      top3_class=np.array([[CLASS_NAMES.index(t) for t, _ in r[5]] for r in rows]),
+                      top3_prob=np.array([[p for _, p in r[5]] for r in rows]), image_size=(640, 640))
+    lay = layout(dets)
+    assert [p.box for p in lay.concealed] == [b for b in range(len(rows)) if b != 8]
+    assert [(u.box, u.reason.split(" (")[0]) for u in lay.unassigned] == [(8, "a piece of the tile of box 9")]
+    # A piece left out is no reason to retake the photo (as a second box on one tile is not).
+    from vision.reading import read
+
+    assert not [r for r in read(dets, lay).retake if r.code == "ambiguous_layout"]
+
+
+def test_a_tile_boxed_in_two_pieces_is_one_tile() -> None:
+    # The same on generated rows: the weaker piece is the one left out, with its reason.
+    for s in range(10):
+        scene = generate(np.random.default_rng(s), (), melds=0, river=False, indicator=False)
+        t = scene.truth.concealed[len(scene.truth.concealed) // 2]
+        dets = _split_tile(scene, t, 0.45, 0.23)
+        lay = layout(dets)
+        assert {p.box for p in lay.concealed} == set(scene.truth.concealed), s
+        reasons = {u.box: u.reason for u in lay.unassigned}
+        assert f"a piece of the tile of box {t}" in reasons[len(dets) - 1], (s, reasons)
+
+
+def test_whole_tiles_stacked_across_the_row_are_not_pieces() -> None:
+    # A second whole tile right above a hand tile spans two tile depths: two tiles, not the pieces of one.
+    for s in range(10):
+        scene = generate(np.random.default_rng(s), (), melds=0, river=False, indicator=False)
+        d = scene.dets
+        t = scene.truth.concealed[len(scene.truth.concealed) // 2]
+        x1, y1, x2, y2 = d.xyxy[t]
+        above = [x1, 2 * y1 - y2 - 2, x2, y1 - 2]
+        dets = Detections(np.vstack([d.xyxy, above]), np.append(d.confidence, 0.5), np.append(d.class_id, 10),
+                          image_size=d.image_size)
+        lay = layout(dets)
+        assert not [u for u in lay.unassigned if "piece" in u.reason], s
+        assert set(scene.truth.concealed) <= {p.box for p in lay.concealed}, s

@@ -10,7 +10,8 @@ Stages, each a small function over plain arrays:
 2. ``_row_frame``: the row direction from nearest-neighbour vectors (doubled-angle histogram, mod 180°), or
    the direction across it if more tiles chain up that way; ``_geometry`` puts the box centres in the row
    frame (u along the row, v across it) with the local tile width and depth (perspective makes far tiles
-   smaller) and spots sideways (turned) tiles.
+   smaller) and spots sideways (turned) tiles. ``_tile_pieces`` then drops the weaker of two boxes that are
+   pieces of one tile (a face split by a gap, boxed in two parts) and the frame is measured again.
 3. ``_chains``: tiles of a group touch: link each box to its nearest neighbour on either side along the row
    when the gap is under half a tile; mutual links make chains, so bent rows need no line fit.
    ``_split_meld_ends`` cuts melds off a chain they share with the hand (backs, sideways tiles, a gap that
@@ -46,6 +47,7 @@ BLOCK_REACH = 1.9  # rows under 1.9 depths apart (centre to centre) form a block
 HOLE_GAP = 0.85  # an edge gap of about one tile (or more) inside the concealed row: a missed tile
 HAND_REACH = 1.9  # concealed pieces of one row further apart (in tiles) are not one hand (one missed tile at most)
 DUPLICATE_IOU = 0.45  # tiles on a table overlap less than this even rotated by 45°; more is two boxes on one
+PIECE_SPAN = 1.15  # two short boxes stacked across the row that together span at most this many depths are one tile
 TILE_GAP = 0.04  # typical gap between touching tiles, in tile widths (used when few row neighbours are seen)
 MELD_DOUBT = 3.5  # a group whose tiles are one tile at under e^-3.5 the odds of their top-1 is no meld
 LONE_MIN_CONFIDENCE = 0.5  # a lone box weaker than this is more likely a false detection than a tile
@@ -187,13 +189,14 @@ def layout_hand(dets: Detections, subset: np.ndarray | None = None, *, angle: fl
     if len(kept) == 0:
         out.notes.append("no boxes")
         return out
-    xyxy = dets.xyxy[kept].astype(np.float64)
     fixed = angle is not None
-    if fixed:
-        geo = _geometry(xyxy, angle)
-        chains = _chains(geo)
-    else:
-        geo, chains = _row_frame(xyxy)
+    geo, chains = _frame(dets.xyxy[kept].astype(np.float64), angle)
+    pieces = _tile_pieces(geo, dets.xyxy[kept].astype(np.float64), dets.confidence[kept])
+    if pieces:
+        out.unassigned += [Unassigned(int(kept[w]), f"a piece of the tile of box {int(kept[k])} (one tile boxed "
+                                                    "in two parts)") for w, k in pieces]
+        kept = np.delete(kept, [w for w, _ in pieces])
+        geo, chains = _frame(dets.xyxy[kept].astype(np.float64), angle)
     groups = _split_meld_ends(geo, chains, dets.class_id[kept], dets.top3_class[kept], dets.top3_prob[kept])
     rows = _rows(geo, groups)
     groups, rows = _join_meld_pieces(geo, groups, rows, dets.class_id[kept], dets.top3_class[kept],
@@ -344,6 +347,44 @@ def _row_angle(xyxy: np.ndarray) -> float:
     if angle is None:
         return 0.0
     return angle + math.pi if angle <= -math.pi / 2 else angle
+
+
+def _frame(xyxy: np.ndarray, angle: float | None) -> tuple[_Geometry, list[list[int]]]:
+    """Row frame and groups, along ``angle`` when it is given, else along the row direction the boxes show."""
+    if angle is None:
+        return _row_frame(xyxy)
+    geo = _geometry(xyxy, angle)
+    return geo, _chains(geo)
+
+
+def _tile_pieces(geo: _Geometry, xyxy: np.ndarray, confidence: np.ndarray) -> list[tuple[int, int]]:
+    """(weaker, stronger) pairs of boxes that are two pieces of one tile. The detector sometimes boxes the parts
+    of a face split by a gap apart (the two dots and the four dots of a 6p): two boxes at one place along the row,
+    stacked across it, each shorter than a tile is deep and together about one tile deep. Kept as two tiles, the
+    weak piece would break the row (a small box reads as a tile lying sideways). The tile depth is the one of the
+    boxes around, not the pieces' own (their small size would pass for distance); two whole tiles stacked (river
+    rows) or two sideways tiles stacked (an added kong) span well over one such depth."""
+    cos, sin = abs(math.cos(geo.theta)), abs(math.sin(geo.theta))
+    across = (xyxy[:, 2] - xyxy[:, 0]) * sin + (xyxy[:, 3] - xyxy[:, 1]) * cos
+    lo, hi = geo.v - across / 2, geo.v + across / 2
+    du = np.abs(geo.u[:, None] - geo.u[None, :])
+    dv = np.abs(geo.v[:, None] - geo.v[None, :])
+    stacked = (du < 0.35 * geo.width[:, None]) & (dv < geo.depth0)
+    np.fill_diagonal(stacked, False)
+    pieces: list[tuple[int, int]] = []
+    taken: set[int] = set()
+    for k in np.argsort(-confidence, kind="stable"):
+        for w in np.flatnonzero(stacked[k]):
+            if k in taken or w in taken or confidence[w] > confidence[k]:
+                continue
+            around = (du[k] < 3 * geo.width0) & (dv[k] < geo.depth0)
+            around[[k, w]] = False
+            depth = float(np.median(geo.depth[around])) if around.any() else geo.depth0
+            span = max(hi[k], hi[w]) - min(lo[k], lo[w])
+            if max(across[k], across[w]) < 0.85 * depth and span <= PIECE_SPAN * depth:
+                pieces.append((int(w), int(k)))
+                taken |= {int(w), int(k)}
+    return pieces
 
 
 def _row_frame(xyxy: np.ndarray) -> tuple[_Geometry, list[list[int]]]:
