@@ -190,8 +190,9 @@ def layout_hand(dets: Detections, subset: np.ndarray | None = None, *, angle: fl
         out.notes.append("no boxes")
         return out
     fixed = angle is not None
-    geo, chains = _frame(dets.xyxy[kept].astype(np.float64), angle)
-    pieces = _tile_pieces(geo, dets.xyxy[kept].astype(np.float64), dets.confidence[kept])
+    xyxy = dets.xyxy[kept].astype(np.float64)
+    geo, chains = _frame(xyxy, angle)
+    pieces = _tile_pieces(geo, xyxy, dets.confidence[kept])
     if pieces:
         out.unassigned += [Unassigned(int(kept[w]), f"a piece of the tile of box {int(kept[k])} (one tile boxed "
                                                     "in two parts)") for w, k in pieces]
@@ -373,7 +374,7 @@ def _tile_pieces(geo: _Geometry, xyxy: np.ndarray, confidence: np.ndarray) -> li
     np.fill_diagonal(stacked, False)
     pieces: list[tuple[int, int]] = []
     taken: set[int] = set()
-    for k in np.argsort(-confidence, kind="stable"):
+    for k in np.flatnonzero(stacked.any(1))[np.argsort(-confidence[stacked.any(1)], kind="stable")]:
         for w in np.flatnonzero(stacked[k]):
             if k in taken or w in taken or confidence[w] > confidence[k]:
                 continue

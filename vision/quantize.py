@@ -10,7 +10,8 @@ scores share one output tensor, and one int8 scale for both erased the scores (m
 layer and softmax.
 Needs the ``onnx`` package (``train`` extra)::
 
-    zhuoji quantize models/zhuoji-tiles.onnx --images ../data/real/images/train --samples 32 --out models/zhuoji-tiles-int8.onnx
+    zhuoji quantize models/zhuoji-tiles.onnx --images ../data/real/images/train --samples 32 \
+                    --out models/zhuoji-tiles-int8.onnx
     zhuoji quantize models/zhuoji-crops.onnx --crops ../data/crops11F/train.npz --out models/zhuoji-crops-int8.onnx
 
 Calibration holds every activation of every input in memory: 64 photos took 19.5 GB at peak and 70 s here; on a
@@ -69,9 +70,9 @@ def nodes_kept_float(model) -> list[str]:
     """The nodes that stay float: the one that writes the model's output and those feeding it (the classifier's last
     layer and softmax: probabilities in steps of 1/255 would lose the small ones the score combination uses), and
     in a YOLO model the detect head (the last ``/model.N/`` module) but for the convolutions and activations of its
-    box branches (``cv2``): the whole class branches (``cv3``, depthwise-separable and cheap: quantized, they cost
-    the face-box detector 0.003 mAP50 on scenes), the last convolution of each box branch, the box decoding and the
-    joint output."""
+    box branches (``cv2``): the whole class branches (``cv3``, depthwise-separable and cheap; kept float, the face-box
+    detector reads scenes better and real photos as well: ``models/README.md``), the last convolution of each box
+    branch, the box decoding and the joint output."""
     outputs = {o.name for o in model.graph.output}
     last = [n for n in model.graph.node if set(n.output) & outputs]
     feeding = {i for n in last for i in n.input}

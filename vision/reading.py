@@ -507,7 +507,8 @@ def _retakes(dets: Detections, lay: Layout, image: np.ndarray | None, out: Readi
         reasons.append(Retake("tiles_cut_off", f"{len(cut)} tile(s) touch the edge of the photo: step back so every "
                                                "tile is fully inside.", tuple(cut)))
     weak = [m for m in lay.melds if m.confidence < 0.45]
-    unclear = [u.box for u in lay.unassigned if not u.reason.startswith(("overlaps", "a piece of the tile", "isolated box, unlike"))]
+    harmless = ("overlaps", "a piece of the tile", "isolated box, unlike")  # left out, and no tile of their own
+    unclear = [u.box for u in lay.unassigned if not u.reason.startswith(harmless)]
     if lay.notes or weak or unclear or lay.confidence.get("concealed", 1.0) < 0.45:
         detail = "; ".join(lay.notes) or ("boxes that fit no group" if unclear else "groups too close together")
         reasons.append(Retake("ambiguous_layout", f"The tiles' grouping is unclear ({detail}): leave a clear gap "
