@@ -1,7 +1,8 @@
 """Detector accuracy and latency, ours vs the mahjong-detector baseline, in one run on the same images.
 
     python benchmarks/bench_detector.py [--model models/zhuoji-tiles-int8.onnx] [--classifier PATH|none] [--split test]
-                                        [--synth DIR] [--latency-images 20] [--limit N]
+                                        [--synth DIR] [--latency-images 20] [--limit N] [--latency-only]
+                                        [--avx2-only]
 
 Accuracy: mAP50 over the 27 suited classes on the real split (labels remapped to our classes), for our model and
 for mahjong-detector (its honors mapped to `other`; its own grayscale + autocontrast preprocessing, scored at a low
@@ -12,6 +13,8 @@ with its second, closer look by the crop classifier (``vision/classify.py``) whe
 also scored without it.
 Latency: median end-to-end time (file → tile list) for 1280×960 JPEG photos, our `detect` vs the baseline's
 `detect_tiles` on the same files, in blocks of photos taken in turn (see ``latency``).
+--avx2-only: the whole run as on a CPU with AVX2 but no AVX-512, VNNI or AMX (``benchmarks/avx2_only.py``): the
+code paths such a CPU takes, timed on this one.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import avx2_only  # noqa: E402
 
 from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
 from vision.detect import DEFAULT_MODEL, Detector, _postprocess  # noqa: E402
@@ -196,12 +202,25 @@ def main() -> int:
     ap.add_argument("--synth", type=Path, help="synthetic dataset folder with images/val and labels/val")
     ap.add_argument("--latency-images", type=int, default=20)
     ap.add_argument("--limit", type=int, help="use only the first N images of each set")
+    ap.add_argument("--latency-only", action="store_true", help="time the pipelines, skip the accuracy figures")
+    ap.add_argument("--avx2-only", action="store_true",
+                    help="hide AVX-512, VNNI and AMX from this run (Linux x86-64 with CPUID faulting)")
     args = ap.parse_args()
+    if args.avx2_only:
+        try:
+            avx2_only.restart_avx2_only()
+        except avx2_only.Unavailable as e:
+            ap.error(f"--avx2-only: {e}")
 
     detector = Detector(args.model, classifier=None if args.classifier == "none" else args.classifier)
     closer = detector.classifier is not None
-    baseline = Cached(Baseline().detections)
     images = sorted((REAL / "images" / args.split).glob("*.jpg"))[: args.limit]
+    title = args.model.name + (f" + crop classifier {detector.classifier.model_path.name}" if closer else "")
+    print(f"# Detector benchmark — model {title}\n{avx2_only.machine()}")
+    if args.latency_only:
+        latency(detector, images, args.latency_images)
+        return 0
+    baseline = Cached(Baseline().detections)
     label_dir = REAL / "labels" / args.split
     ours_real = ours_predictor(detector)
     ours = evaluate(ours_real, images, label_dir, REAL_REMAP, "ours, real")
@@ -209,8 +228,6 @@ def main() -> int:
     turned = evaluate(ours_predictor(detector, turned=True), images, label_dir, REAL_REMAP, "ours turned, real")
     alone = (evaluate(ours_predictor(detector, closer=False), images, label_dir, REAL_REMAP, "detector alone, real")
              if closer else None)
-    title = args.model.name + (f" + crop classifier {detector.classifier.model_path.name}" if closer else "")
-    print(f"# Detector benchmark — model {title}")
     report(f"Real photos, {args.split} split", ours, base, SUITED)
     print("ours, " + ceilings(ours_real, images, label_dir, REAL_REMAP))
     print(multi_label(ours_real, baseline, images, label_dir, REAL_REMAP))
