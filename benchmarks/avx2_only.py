@@ -58,6 +58,7 @@ def restart_avx2_only() -> None:
         return
     library = build()
     env = dict(os.environ, **{MARK: "1"})
+    env.pop("PYTHONFAULTHANDLER", None)  # its SIGSEGV handler would replace the shim's and turn CPUID into a crash
     env["LD_PRELOAD"] = " ".join(filter(None, [str(library), env.get("LD_PRELOAD", "")]))
     sys.stdout.flush()
     os.execve(sys.executable, [sys.executable, *sys.argv], env)
