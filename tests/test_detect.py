@@ -19,6 +19,7 @@ from vision.detect import (
     ImageError,
     _postprocess,
     detect,
+    get_detector,
     letterbox,
     load_image,
     suppress_same_name,
@@ -270,6 +271,19 @@ def test_shipped_model_finds_tiles_in_real_samples() -> None:
         assert (dets.xyxy[:, 2] <= w).all() and (dets.xyxy[:, 3] <= h).all()
         found += len(dets)
     assert found >= 20
+
+
+@needs_model
+def test_a_low_threshold_keeps_the_weak_candidates_it_asks_for() -> None:
+    """A benchmark asks for conf 0.001 to score the whole precision–recall curve: boxes below the usual 0.05 come
+    back, and a higher threshold keeps exactly the boxes of the lower one that reach it."""
+    photo = SAMPLES[0]
+    detector = get_detector()
+    low = detector(photo, conf=0.001, closer=False)
+    usual = detector(photo, conf=0.25, closer=False)
+    assert (low.confidence < 0.05).sum() >= 10
+    strong = low[np.flatnonzero(low.confidence >= 0.25)]
+    assert len(usual) >= 10 and sorted(usual.names) == sorted(strong.names)
 
 
 @needs_model
