@@ -1,14 +1,15 @@
 """Detector accuracy and latency, ours vs the mahjong-detector baseline, in one run on the same images.
 
     python benchmarks/bench_detector.py [--model models/zhuoji-tiles-int8.onnx] [--classifier PATH|none] [--split test]
-                                        [--synth DIR] [--latency-images 20] [--limit N] [--latency-only]
+                                        [--synth DIR [DIR ...]] [--latency-images 20] [--limit N] [--latency-only]
                                         [--avx2-only]
 
 Accuracy: mAP50 over the 27 suited classes on the real split (labels remapped to our classes), for our model and
 for mahjong-detector (its honors mapped to `other`; its own grayscale + autocontrast preprocessing, scored at a low
-threshold so its whole precision–recall curve counts). With --synth: the same on a synthetic validation set
-(YOLO layout DIR/images/val, DIR/labels/val) where `back` is also scored for our model, and again with the labels
-the builder marks difficult left out (DIR/difficult/val, where it exists). "Ours" is the detector
+threshold so its whole precision–recall curve counts). With --synth: the same on each synthetic validation set
+(YOLO layout DIR/images/val, DIR/labels/val) where `back` is also scored for our model, again with the labels
+the builder marks difficult left out (DIR/difficult/val, where it exists), and again with those a person could not
+name left out (DIR/difficult_checked/val, where it exists: ``datasets/readability.py apply``). "Ours" is the detector
 with its second, closer look by the crop classifier (``vision/classify.py``) when one is shipped; the real split is
 also scored without it.
 Latency: median end-to-end time (file → tile list) for 1280×960 JPEG photos, our `detect` vs the baseline's
@@ -20,6 +21,7 @@ code paths such a CPU takes, timed on this one.
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import tempfile
@@ -128,14 +130,16 @@ def ceilings(predict, images: list[Path], label_dir: Path, remap: dict[int, int]
             f"{named.map50(SUITED):.4f} (the most better naming alone could reach)")
 
 
-def difficult_left_out(ours: Cached, base: Cached, images: list[Path], label_dir: Path, hard_dir: Path) -> str:
+def difficult_left_out(ours: Cached, base: Cached, images: list[Path], label_dir: Path, hard_dir: Path,
+                       which: str = "difficult labels") -> str:
     """The same boxes scored without the labels the builder marks difficult (cut off by the border, mostly
-    hidden, or too blurred for their size to read: ``datasets/synth.py``), as PASCAL VOC scores."""
+    hidden, or too blurred for their size to read: ``datasets/synth.py``), as PASCAL VOC scores; or without those
+    of them a person could not name (``hard_dir`` written by ``datasets/readability.py apply``)."""
     back = CLASS_NAMES.index("back")
     o, b = (evaluate(f, images, label_dir, desc="difficult left out", difficult_dir=hard_dir) for f in (ours, base))
     files = [hard_dir / f"{p.stem}.txt" for p in images]
     n = sum(w != "-" for f in files if f.exists() for w in f.read_text().split())
-    return (f"difficult labels left out ({n} of {int(o.gt_count.sum()) + n}; PASCAL VOC's convention): mAP50 over 27 "
+    return (f"{which} left out ({n} of {int(o.gt_count.sum()) + n}; PASCAL VOC's convention): mAP50 over 27 "
             f"classes ours {o.map50(SUITED):.4f} (with back {o.map50([*SUITED, back]):.4f}) | mahjong-detector "
             f"{b.map50(SUITED):.4f}; finding the tiles, names aside: AP50 "
             f"{finding_ap50(ours, images, label_dir, difficult_dir=hard_dir):.4f}")
@@ -190,7 +194,26 @@ def latency(detector: Detector, images: list[Path], n: int) -> None:
     print(f"\n## Latency, 1280×960 JPEG, end to end (file → tiles), {len(photos)} photos")
     for name, times in runs.items():
         print(f"{name + ':':<31} median {1000 * statistics.median(times):.1f} ms, "
-              f"p90 {1000 * sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms")
+              f"p90 {1000 * sorted(times)[math.ceil(0.9 * len(times)) - 1]:.1f} ms")
+
+
+def synthetic(root: Path, detector: Detector, baseline: Cached, limit: int | None) -> None:
+    """Ours and the baseline on one synthetic validation set: every label, then the difficult ones left out."""
+    images = sorted((root / "images" / "val").glob("*.jpg"))[:limit]
+    label_dir = root / "labels" / "val"
+    ours = ours_predictor(detector)
+    s_ours = evaluate(ours, images, label_dir, desc="ours, synth")
+    s_base = evaluate(baseline, images, label_dir, desc="mahjong-detector, synth")
+    report(f"Synthetic validation scenes, {root}", s_ours, s_base, SUITED)
+    back = CLASS_NAMES.index("back")
+    print(f"synthetic mAP50 over 27 suited + back: ours {s_ours.map50([*SUITED, back]):.4f} "
+          f"(back AP50 {s_ours.ap50[back]:.3f}, {s_ours.gt_count[back]} boxes)")
+    print("ours, " + ceilings(ours, images, label_dir))
+    print(multi_label(ours, baseline, images, label_dir))
+    for folder, which in (("difficult", "difficult labels"),
+                          ("difficult_checked", "difficult labels a person could not name")):
+        if (root / folder / "val").is_dir():
+            print(difficult_left_out(ours, baseline, images, label_dir, root / folder / "val", which))
 
 
 def main() -> int:
@@ -199,13 +222,16 @@ def main() -> int:
     ap.add_argument("--classifier", default="default",
                     help="crop classifier ONNX, or 'none' (default: the shipped models/zhuoji-crops-int8.onnx)")
     ap.add_argument("--split", default="test", choices=["test", "valid"])
-    ap.add_argument("--synth", type=Path, help="synthetic dataset folder with images/val and labels/val")
+    ap.add_argument("--synth", type=Path, nargs="+", help="synthetic dataset folders with images/val and labels/val")
     ap.add_argument("--latency-images", type=int, default=20)
     ap.add_argument("--limit", type=int, help="use only the first N images of each set")
     ap.add_argument("--latency-only", action="store_true", help="time the pipelines, skip the accuracy figures")
     ap.add_argument("--avx2-only", action="store_true",
                     help="hide AVX-512, VNNI and AMX from this run (Linux x86-64 with CPUID faulting)")
     args = ap.parse_args()
+    for root in args.synth or []:
+        if not (root / "labels" / "val").is_dir():
+            ap.error(f"--synth {root}: no labels/val/ folder there (a dataset written by datasets/synth.py)")
     if args.avx2_only:
         try:
             avx2_only.restart_avx2_only()
@@ -237,20 +263,8 @@ def main() -> int:
         print(f"the detector alone, without the crop classifier (closer=False): mAP50 over 27 classes "
               f"{alone.map50(SUITED):.4f}; look-alike confusions: "
               + ", ".join(f"{k} {v}" for k, v in alone.confused(LOOKALIKES).items()))
-    if args.synth:
-        simages = sorted((args.synth / "images" / "val").glob("*.jpg"))[: args.limit]
-        ours_synth = ours_predictor(detector)
-        s_ours = evaluate(ours_synth, simages, args.synth / "labels" / "val", desc="ours, synth")
-        s_base = evaluate(baseline, simages, args.synth / "labels" / "val", desc="mahjong-detector, synth")
-        report("Synthetic validation scenes", s_ours, s_base, SUITED)
-        back = CLASS_NAMES.index("back")
-        print(f"synthetic mAP50 over 27 suited + back: ours {s_ours.map50([*SUITED, back]):.4f} "
-              f"(back AP50 {s_ours.ap50[back]:.3f}, {s_ours.gt_count[back]} boxes)")
-        print("ours, " + ceilings(ours_synth, simages, args.synth / "labels" / "val"))
-        print(multi_label(ours_synth, baseline, simages, args.synth / "labels" / "val"))
-        hard_dir = args.synth / "difficult" / "val"
-        if hard_dir.is_dir():
-            print(difficult_left_out(ours_synth, baseline, simages, args.synth / "labels" / "val", hard_dir))
+    for root in args.synth or []:
+        synthetic(root, detector, baseline, args.limit)
     latency(detector, images, args.latency_images)
     return 0
 
