@@ -135,11 +135,11 @@ def read_key(out: Path) -> tuple[str, list[Item]]:
 
 def apply(root: Path, split: str, items: list[Item], answers: dict[int, tuple[str | None, bool]],
           to: Path) -> int:
-    """Write the split's difficulty words to ``to`` with every item named for sure made plain (``-``); returns
-    how many were."""
+    """Write the split's difficulty words to ``to`` with every difficult item named for sure made plain (``-``);
+    returns how many were (the plain controls among the items are plain already)."""
     readable: dict[str, set[int]] = {}
     for k, item in enumerate(items):
-        if answers[k][0] is not None and answers[k][1]:
+        if item.reason != "plain" and answers[k][0] is not None and answers[k][1]:
             readable.setdefault(item.scene, set()).add(item.index)
     to.mkdir(parents=True, exist_ok=True)
     for words_path in sorted((root / "difficult" / split).glob("*.txt")):
@@ -241,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         if not (a.root / "difficult" / split).is_dir():
             p.error(f"{a.root}: no difficult/{split}/ folder")
         n = apply(a.root, split, items, answers, a.to)
-        print(f"{n} of {len(items)} labels named for sure made plain → {a.to}")
+        n_difficult = sum(i.reason != "plain" for i in items)
+        print(f"{n} of {n_difficult} difficult labels named for sure made plain → {a.to}")
         return 0
     table = score(items, answers)
     print(f"{'reason':<20}" + "".join(f"{o:>15}" for o in OUTCOMES) + f"{'tiles':>8}")
