@@ -85,6 +85,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
         return Health(status="ok" if detector else "no_model", model_loaded=detector is not None,
                       model=str(detector.model_path) if detector else None,
                       classifier=str(detector.classifier.model_path) if detector and detector.classifier else None,
+                      back_check=str(detector.back_check.model_path) if detector and detector.back_check else None,
                       version=version(),
                       classes=NUM_CLASSES)
 

@@ -36,11 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_read,
         add_score,
         add_train,
+        add_train_back_check,
         add_train_classifier,
     )
 
     for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier,
-                add_quantize, add_serve, add_live):
+                add_train_back_check, add_quantize, add_serve, add_live):
         add(sub)
     return parser
 
@@ -174,10 +175,10 @@ def _settle_lines(result: dict) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    # `train`, `train-classifier` and `quantize` hand their options to their own parsers; argparse's REMAINDER
-    # alone drops a leading --option.
+    # `train`, `train-classifier`, `train-back-check` and `quantize` hand their options to their own parsers;
+    # argparse's REMAINDER alone drops a leading --option.
     args, unknown = parser.parse_known_args(argv)
-    if args.command in ("train", "train-classifier", "quantize"):
+    if args.command in ("train", "train-classifier", "train-back-check", "quantize"):
         args.rest = unknown + args.rest
     elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -362,6 +362,8 @@ class Health(OutModel):
     model_loaded: bool
     model: str | None
     classifier: str | None = Field(None, description="the crop classifier that takes a second look at each tile")
+    back_check: str | None = Field(None, description="the back check that tells face-down tiles (闷豆) from flat "
+                                                     "things of a back's colour")
     version: str
     classes: int
 

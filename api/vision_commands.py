@@ -1,5 +1,5 @@
-"""``zhuoji detect``, ``read``, ``score``, ``train`` and ``train-classifier``: CLI shells over vision.detect, the
-photo service, vision.train and vision.train_classify."""
+"""``zhuoji detect``, ``read``, ``score``, ``train``, ``train-classifier`` and ``train-back-check``: CLI shells over
+vision.detect, the photo service, vision.train, vision.train_classify and vision.train_back_check."""
 
 from __future__ import annotations
 
@@ -190,6 +190,12 @@ def add_train_classifier(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_train)
 
 
+def add_train_back_check(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train-back-check", help="train the back check (needs the 'train' extra)", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=run_train)
+
+
 def add_quantize(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("quantize", help="int8 version of a float detector or crop classifier (needs the 'train' "
                                         "extra)", add_help=False)
@@ -215,6 +221,8 @@ def run_train(args: argparse.Namespace) -> int:
             import ultralytics  # noqa: F401
 
             from vision.train import main as train_main
+        elif args.command == "train-back-check":
+            from vision.train_back_check import main as train_main
         else:
             from vision.train_classify import main as train_main
     except ImportError:

@@ -40,7 +40,7 @@ from api.uploads import decode_image
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
 from vision.classes import CLASS_NAMES
-from vision.detect import DEFAULT_MODEL, Detector, classifier_choice, get_detector
+from vision.detect import DEFAULT_MODEL, Detector, back_check_choice, classifier_choice, get_detector
 from vision.detections import Detections
 from vision.layout import Layout, layout
 from vision.reading import Reading, read
@@ -55,7 +55,7 @@ def load_detector(model_path: str | os.PathLike | None, threads: int | None) -> 
     if threads is None:
         return get_detector(model_path)
     path = model_path or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL
-    return Detector(path, threads=threads, classifier=classifier_choice())
+    return Detector(path, threads=threads, classifier=classifier_choice(), back_check=back_check_choice())
 
 
 class InferenceRunner:

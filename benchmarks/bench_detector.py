@@ -1,6 +1,7 @@
 """Detector accuracy and latency, ours vs the mahjong-detector baseline, in one run on the same images.
 
-    python benchmarks/bench_detector.py [--model models/zhuoji-tiles-int8.onnx] [--classifier PATH|none] [--split test]
+    python benchmarks/bench_detector.py [--model models/zhuoji-tiles-int8.onnx] [--classifier PATH|none]
+                                        [--back-check PATH|none] [--split test]
                                         [--synth DIR [DIR ...]] [--latency-images 20] [--limit N] [--latency-only]
                                         [--avx2-only]
 
@@ -10,8 +11,8 @@ threshold so its whole precision–recall curve counts). With --synth: the same 
 (YOLO layout DIR/images/val, DIR/labels/val) where `back` is also scored for our model, again with the labels
 the builder marks difficult left out (DIR/difficult/val, where it exists), and again with those a person could not
 name left out (DIR/difficult_checked/val, where it exists: ``datasets/readability.py apply``). "Ours" is the detector
-with its second, closer look by the crop classifier (``vision/classify.py``) when one is shipped; the real split is
-also scored without it.
+with its second, closer look by the crop classifier (``vision/classify.py``) and its back check
+(``vision/back_check.py``) when they are shipped; the real split is also scored without them.
 Latency: median end-to-end time (file → tile list) for 1280×960 JPEG photos, our `detect` vs the baseline's
 `detect_tiles` on the same files, in blocks of photos taken in turn (see ``latency``).
 --avx2-only: the whole run as on a CPU with AVX2 but no AVX-512, VNNI or AMX (``benchmarks/avx2_only.py``): the
@@ -178,7 +179,7 @@ def latency(detector: Detector, images: list[Path], n: int) -> None:
         runs: dict[str, list[float]] = {"ours detect()": [], "ours detect(turned=True)": [],
                                         "mahjong-detector detect_tiles": []}
         calls = [lambda p: detector(p), lambda p: detector(p, turned=True), lambda p: detect_tiles(str(p))]
-        if detector.classifier is not None:
+        if detector.classifier is not None or detector.back_check is not None:
             runs["ours detect(closer=False)"] = []
             calls.append(lambda p: detector(p, closer=False))
         # Each pipeline runs a block of photos, one pipeline after another, forth and back over several rounds:
@@ -221,6 +222,8 @@ def main() -> int:
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--classifier", default="default",
                     help="crop classifier ONNX, or 'none' (default: the shipped models/zhuoji-crops-int8.onnx)")
+    ap.add_argument("--back-check", default="default",
+                    help="back-check ONNX, or 'none' (default: the shipped models/zhuoji-backs.onnx)")
     ap.add_argument("--split", default="test", choices=["test", "valid"])
     ap.add_argument("--synth", type=Path, nargs="+", help="synthetic dataset folders with images/val and labels/val")
     ap.add_argument("--latency-images", type=int, default=20)
@@ -238,10 +241,13 @@ def main() -> int:
         except avx2_only.Unavailable as e:
             ap.error(f"--avx2-only: {e}")
 
-    detector = Detector(args.model, classifier=None if args.classifier == "none" else args.classifier)
-    closer = detector.classifier is not None
+    detector = Detector(args.model, classifier=None if args.classifier == "none" else args.classifier,
+                        back_check=None if args.back_check == "none" else args.back_check)
+    closer = detector.classifier is not None or detector.back_check is not None
     images = sorted((REAL / "images" / args.split).glob("*.jpg"))[: args.limit]
-    title = args.model.name + (f" + crop classifier {detector.classifier.model_path.name}" if closer else "")
+    title = args.model.name + "".join(f" + {what} {part.model_path.name}" for what, part in
+                                      (("crop classifier", detector.classifier), ("back check", detector.back_check))
+                                      if part is not None)
     print(f"# Detector benchmark — model {title}\n{avx2_only.machine()}")
     if args.latency_only:
         latency(detector, images, args.latency_images)
@@ -260,7 +266,7 @@ def main() -> int:
     print(f"with the second look at the photo turned 180° (detect(turned=True)): mAP50 over 27 classes "
           f"{turned.map50(SUITED):.4f}")
     if alone is not None:
-        print(f"the detector alone, without the crop classifier (closer=False): mAP50 over 27 classes "
+        print(f"the detector alone, without the crop classifier and back check (closer=False): mAP50 over 27 classes "
               f"{alone.map50(SUITED):.4f}; look-alike confusions: "
               + ", ".join(f"{k} {v}" for k, v in alone.confused(LOOKALIKES).items()))
     for root in args.synth or []:

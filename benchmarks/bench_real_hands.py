@@ -310,7 +310,8 @@ def main() -> None:
     model = Path(args.model or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
     if not model.is_file():
         raise SystemExit(f"model not found: {model} (pass --model PATH)")
-    closer = get_detector(model).classifier  # load once, outside the timings
+    detector = get_detector(model)  # load once, outside the timings
+    closer = [part.model_path.name for part in (detector.classifier, detector.back_check) if part is not None]
     print(f"columns ✓/✗: exact hand with {', '.join(CONFIGS)}; '·' = other (not a tile of the set)\n")
     results = []
     for exp in load_set(args.set):
@@ -328,7 +329,7 @@ def main() -> None:
         shown = model.resolve().relative_to(ROOT)
     except ValueError:
         shown = model.name
-    label = f"{shown} + {closer.model_path.name}" if closer else f"{shown} alone (no crop classifier)"
+    label = " + ".join([str(shown), *closer]) if closer else f"{shown} alone (no crop classifier)"
     label += "" if args.turned else ", one look (--no-turned)"
     print(markdown(t, label + ("" if args.foreign_p == FOREIGN_P else f", --foreign-p {args.foreign_p}")))
 

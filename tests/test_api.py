@@ -25,6 +25,7 @@ from api.app import create_app
 from api.errors import ApiError
 from api.uploads import MAX_IMAGE_BYTES
 from api.vision_service import InferenceRunner
+from vision.back_check import DEFAULT_BACK_CHECK
 from vision.classify import DEFAULT_CLASSIFIER
 from vision.detect import DEFAULT_MODEL
 from vision.detections import box_iou
@@ -86,7 +87,11 @@ def test_the_classifier_can_be_turned_off(monkeypatch: pytest.MonkeyPatch):
     with TestClient(create_app()) as c:
         body = c.get("/healthz").json()
         assert body["model_loaded"] is True and body["classifier"] is None
+        assert body["back_check"] == (str(DEFAULT_BACK_CHECK) if DEFAULT_BACK_CHECK.is_file() else None)
         assert c.post("/v1/detect", files=photo()).json()["count"] > 0
+    monkeypatch.setenv("ZHUOJI_BACK_CHECK", "none")
+    with TestClient(create_app()) as c:
+        assert c.get("/healthz").json()["back_check"] is None
     monkeypatch.setenv("ZHUOJI_CLASSIFIER", "/nonexistent/crops.onnx")
     with TestClient(create_app()) as c:  # a classifier asked for and missing: no model, said so
         body = c.get("/healthz").json()

@@ -3,7 +3,8 @@
 ``detect(image)`` is the stage's entry point. A :class:`Detector` holds one onnxruntime session; sessions are
 thread-safe, so a process loads the model once (``get_detector``) and serves every thread with it. By default it
 also takes a second, closer look at each tile with the crop classifier (``vision/classify.py``) when that model is
-shipped: the detector finds the boxes, both networks name the tile.
+shipped: the detector finds the boxes, both networks name the tile. Then the back check (``vision/back_check.py``)
+looks at each box named ``back``: a face-down tile, or a chip or card in a back's colour?
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.back_check import BACK, DEFAULT_BACK_CHECK, BackCheck
 from vision.classes import CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
 from vision.detections import Detections, box_intersection, box_iou
@@ -59,14 +61,19 @@ def to_input(canvas: np.ndarray) -> np.ndarray:
 
 
 class Detector:
-    """One onnxruntime session of the tile model (and one of the crop classifier, unless ``classifier`` is None:
-    ``"default"`` is the shipped one when present); ``__call__`` is safe to use from many threads."""
+    """One onnxruntime session of the tile model (and one of the crop classifier and one of the back check, unless
+    ``classifier`` or ``back_check`` is None: ``"default"`` is the shipped one when present); ``__call__`` is safe
+    to use from many threads."""
 
     def __init__(self, model_path: str | os.PathLike = DEFAULT_MODEL, threads: int | None = None,
-                 classifier: str | os.PathLike | None = "default") -> None:
+                 classifier: str | os.PathLike | None = "default",
+                 back_check: str | os.PathLike | None = "default") -> None:
         if classifier == "default":
             classifier = DEFAULT_CLASSIFIER if DEFAULT_CLASSIFIER.is_file() else None
+        if back_check == "default":
+            back_check = DEFAULT_BACK_CHECK if DEFAULT_BACK_CHECK.is_file() else None
         self.classifier = Classifier(classifier, threads) if classifier is not None else None
+        self.back_check = BackCheck(back_check, threads) if back_check is not None else None
         path = Path(model_path)
         self.session = open_session(path, threads, "model")
         self.input_name = self.session.get_inputs()[0].name
@@ -89,7 +96,9 @@ class Detector:
         then boxes of one name once the crop classifier has named them).
         ``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
         (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``).
-        ``closer``: combine the class scores with the crop classifier's (when this detector has one)."""
+        ``closer``: combine the class scores with the crop classifier's (when this detector has one), and check
+        each box named ``back`` with the back check (when it has one); a box the check sinks below ``conf`` is
+        dropped: something flat in a back's colour, not a face-down tile."""
         img = load_image(image)
         h, w = img.shape[:2]
         if tiled is None:  # a whole-table photo: tiles would shrink below ~20 px at the model's size
@@ -106,6 +115,11 @@ class Detector:
         dets = _postprocess(boxes, scores, conf, max(iou, iou_any), max_det, (w, h), vote=turned)
         if closer and self.classifier is not None:
             dets = self.classifier(img, dets)
+        if closer and self.back_check is not None:
+            dets = self.back_check(img, dets)
+            sunk = (dets.class_id == BACK) & (dets.confidence < conf)
+            if sunk.any():
+                dets = dets[np.flatnonzero(~sunk)]
         return suppress_same_name(dets, iou)
 
     def _predict(self, img: np.ndarray, x0: int, y0: int, conf: float) -> tuple[np.ndarray, np.ndarray]:
@@ -197,25 +211,36 @@ def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float,
     return Detections(boxes, best, top3[:, 0], top3, np.take_along_axis(probs, top3, 1), image_size, probs)
 
 
-_detectors: dict[tuple[str, str | None], Detector] = {}
+_detectors: dict[tuple[str, str | None, str | None], Detector] = {}
 _lock = threading.Lock()
+
+
+def _choice(variable: str) -> str | None:
+    """The model an environment variable asks for: a path, None for ``none``, else ``"default"``."""
+    env = os.environ.get(variable, "")
+    return None if env.lower() == "none" else (env or "default")
 
 
 def classifier_choice() -> str | None:
     """The crop classifier ``ZHUOJI_CLASSIFIER`` asks for: a path, None for ``none``, else ``"default"``."""
-    env = os.environ.get("ZHUOJI_CLASSIFIER", "")
-    return None if env.lower() == "none" else (env or "default")
+    return _choice("ZHUOJI_CLASSIFIER")
+
+
+def back_check_choice() -> str | None:
+    """The back check ``ZHUOJI_BACK_CHECK`` asks for: a path, None for ``none``, else ``"default"``."""
+    return _choice("ZHUOJI_BACK_CHECK")
 
 
 def get_detector(model_path: str | os.PathLike | None = None) -> Detector:
     """The process-wide :class:`Detector` for a model path (loaded once). ``ZHUOJI_MODEL`` overrides the default
-    model, ``ZHUOJI_CLASSIFIER`` the crop classifier (a path, or ``none`` for the detector alone)."""
+    model, ``ZHUOJI_CLASSIFIER`` the crop classifier and ``ZHUOJI_BACK_CHECK`` the back check (a path, or ``none``
+    to go without)."""
     path = str(model_path or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
-    classifier = classifier_choice()
+    classifier, back_check = classifier_choice(), back_check_choice()
     with _lock:
-        if (path, classifier) not in _detectors:
-            _detectors[path, classifier] = Detector(path, classifier=classifier)
-        return _detectors[path, classifier]
+        if (path, classifier, back_check) not in _detectors:
+            _detectors[path, classifier, back_check] = Detector(path, classifier=classifier, back_check=back_check)
+        return _detectors[path, classifier, back_check]
 
 
 def detect(image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,

@@ -100,6 +100,53 @@ def augment(x, generator):
     return x.clamp_(0, 1)
 
 
+def train_epoch(model, x: np.ndarray, target: np.ndarray, batch: int, opt, sched, loss_fn, generator,
+                desc: str) -> float:
+    """One pass over the crops in a random order, augmented (:func:`augment`), one optimizer and scheduler step
+    per batch; returns the mean loss. ``target`` rows are what ``loss_fn`` compares with the network's output."""
+    import torch
+
+    model.train()
+    total, seen = 0.0, 0
+    order = torch.randperm(len(x), generator=generator).numpy()
+    bar = tqdm(range(0, len(x), batch), desc=desc, unit="batch")
+    for i in bar:
+        idx = np.sort(order[i:i + batch])
+        loss = loss_fn(model(augment(to_tensor(x[idx]), generator)), torch.from_numpy(target[idx]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        total += loss.item() * len(idx)
+        seen += len(idx)
+        bar.set_postfix(loss=f"{total / seen:.3f}")
+    return total / max(seen, 1)
+
+
+def open_run(out_dir: Path, name: str, resume: bool) -> tuple[Path, Path, dict | None]:
+    """The run's folder (made if new), its ``last.pt`` and, with ``resume``, that checkpoint's state."""
+    import torch
+
+    run = out_dir.resolve() / name
+    (run / "weights").mkdir(parents=True, exist_ok=True)
+    last = run / "weights" / "last.pt"
+    if not resume:
+        return run, last, None
+    if not last.exists():
+        raise FileNotFoundError(f"nothing to resume: {last} does not exist")
+    return run, last, torch.load(last, weights_only=False)
+
+
+def restore(state: dict, model, opt, sched, generator) -> tuple[int, float]:
+    """Put a checkpoint's weights, optimizer, schedule and random stream back; returns (first epoch to run, best
+    validation score so far)."""
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["optimizer"])
+    sched.load_state_dict(state["scheduler"])
+    generator.set_state(state["generator"])
+    return state["epoch"] + 1, state["best"]
+
+
 def evaluate(model, x: np.ndarray, y: np.ndarray, batch: int = 512) -> np.ndarray:
     """Predicted class ids for all crops (eval mode, no augmentation)."""
     import torch
@@ -130,14 +177,8 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
     train_set, val_set = np.load(crops / "train.npz"), np.load(crops / "val.npz")
     x, y = train_set["x"], train_set["y"].astype(np.int64)
     vx, vy, vsynth = val_set["x"], val_set["y"].astype(np.int64), val_set["synthetic"]
-    run = out_dir.resolve() / name
-    (run / "weights").mkdir(parents=True, exist_ok=True)
-    last = run / "weights" / "last.pt"
-    state = None
-    if resume:
-        if not last.exists():
-            raise FileNotFoundError(f"nothing to resume: {last} does not exist")
-        state = torch.load(last, weights_only=False)
+    run, last, state = open_run(out_dir, name, resume)
+    if state is not None:
         # the run's own schedule: its learning-rate curve spans the epochs it was started with
         epochs, batch, lr, width = state["epochs"], state["batch"], state["lr"], state["width"]
         extra = state.get("extra", 0)
@@ -166,35 +207,18 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.1)
     start, best = 0, -1.0
     if state is not None:
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        sched.load_state_dict(state["scheduler"])
-        start, best = state["epoch"] + 1, state["best"]
-        generator.set_state(state["generator"])
+        start, best = restore(state, model, opt, sched, generator)
     log = run / "results.csv"
     if start == 0:
         log.write_text("epoch,seconds,train_loss,val_acc,val_acc_real,val_acc_synthetic\n")
     for epoch in range(start, epochs):
-        model.train()
-        t0, total, seen = time.time(), 0.0, 0
-        order = torch.randperm(len(x), generator=generator).numpy()
-        bar = tqdm(range(0, len(x), batch), desc=f"epoch {epoch + 1}/{epochs}", unit="batch")
-        for i in bar:
-            idx = np.sort(order[i:i + batch])
-            xb = augment(to_tensor(x[idx]), generator)
-            loss = loss_fn(model(xb), torch.from_numpy(y[idx]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            seen += len(idx)
-            bar.set_postfix(loss=f"{total / seen:.3f}")
+        t0 = time.time()
+        loss = train_epoch(model, x, y, batch, opt, sched, loss_fn, generator, f"epoch {epoch + 1}/{epochs}")
         pred = evaluate(model, vx, vy)
         right = pred == vy
         acc, real, synth = _share(right), _share(right[~vsynth]), _share(right[vsynth])
         with log.open("a") as f:
-            f.write(f"{epoch + 1},{time.time() - t0:.0f},{total / seen:.4f},{acc:.4f},{real:.4f},{synth:.4f}\n")
+            f.write(f"{epoch + 1},{time.time() - t0:.0f},{loss:.4f},{acc:.4f},{real:.4f},{synth:.4f}\n")
         score = real if not np.isnan(real) else acc  # real crops pick the best epoch when there are any
         print(f"epoch {epoch + 1}: val accuracy {acc:.4f} (real {real:.4f}, synthetic {synth:.4f})")
         state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
@@ -222,23 +246,31 @@ def strip_checkpoint(weights: Path, out: Path) -> Path:
 def export_onnx(weights: Path, out: Path) -> Path:
     """A dynamic-batch ONNX (opset 17) that maps (N, 3, 64, 64) RGB in [0, 1] to (N, classes) probabilities,
     with the class names, crop size and margin in its metadata."""
-    import onnx
     import torch
 
     state = torch.load(weights, weights_only=False, map_location="cpu")
     model = build_model(state.get("width", 32), state.get("extra", 0))
     model.load_state_dict(state["model"])
-    model.eval()
-    net = torch.nn.Sequential(model, torch.nn.Softmax(1))
+    return export_crop_network(torch.nn.Sequential(model, torch.nn.Softmax(1)), CROP_SIZE, out, "probs", {
+        "names": json.dumps(dict(enumerate(CLASS_NAMES))), "crop_size": str(CROP_SIZE),
+        "crop_margin": str(CROP_MARGIN)})
+
+
+def export_crop_network(net, size: int, out: Path, output: str, metadata: dict[str, str]) -> Path:
+    """``net`` (in eval mode from here on) as a dynamic-batch ONNX (opset 17) whose input ``crops`` is (N, 3, size,
+    size) RGB in [0, 1], with ``metadata`` in the file."""
+    import onnx
+    import torch
+
+    net.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():  # the TorchScript exporter: no onnxscript needed for this plain network
         warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(net, torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out), input_names=["crops"],
-                          output_names=["probs"], dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}},
+        torch.onnx.export(net, torch.zeros(1, 3, size, size), str(out), input_names=["crops"],
+                          output_names=[output], dynamic_axes={"crops": {0: "n"}, output: {0: "n"}},
                           opset_version=17, dynamo=False)
     m = onnx.load(str(out))
-    for key, value in {"names": json.dumps(dict(enumerate(CLASS_NAMES))), "crop_size": str(CROP_SIZE),
-                       "crop_margin": str(CROP_MARGIN)}.items():
+    for key, value in metadata.items():
         m.metadata_props.add(key=key, value=value)
     onnx.save(m, str(out))
     return out
