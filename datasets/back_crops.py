@@ -88,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     from vision.detect import DEFAULT_MODEL, Detector
 
     # the pair the back check will follow, without a back check of its own
-    detector = Detector(a.model or DEFAULT_MODEL, back_check=None)
+    try:
+        detector = Detector(a.model or DEFAULT_MODEL, back_check=None)
+    except (FileNotFoundError, ValueError) as e:  # a missing or unloadable model: one line, no trace
+        p.error(f"--model: {e}")
     train, val = build(images, detector, a.min_confidence)
     a.out.mkdir(parents=True, exist_ok=True)
     for name, arrays in (("train", train), ("val", val)):

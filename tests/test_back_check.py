@@ -129,7 +129,7 @@ def test_the_shipped_check_tells_face_down_tiles_from_flat_things_of_their_colou
         flats.append(check.probs(table, backs))
     tiles_p, flats_p = np.concatenate(tiles), np.concatenate(flats)
     assert len(tiles_p) >= 10
-    # measured with the shipped model: medians 0.96 and 0.25
+    # measured with the shipped model: medians 0.99 and 0.08
     assert np.median(tiles_p) > 0.8 and np.median(flats_p) < 0.4
     assert np.median(tiles_p) > np.median(flats_p) + 0.5
 
@@ -172,6 +172,15 @@ def test_the_builder_refuses_a_folder_without_scenes(tmp_path: Path, capsys: pyt
     with pytest.raises(SystemExit) as exc:
         back_crops_main(["--scenes", str(tmp_path), "--out", str(tmp_path / "out")])
     assert exc.value.code == 2 and "no scene photos" in capsys.readouterr().err
+
+
+def test_the_builder_refuses_a_model_it_cannot_load(scene_folder: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exc:
+        back_crops_main(["--scenes", str(scene_folder), "--out", str(tmp_path / "out"),
+                         "--model", str(tmp_path / "missing.onnx")])
+    assert exc.value.code == 2 and "model not found" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 # --------------------------------------------------------------------------- training (train extra)
