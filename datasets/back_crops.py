@@ -26,7 +26,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from datasets.crops import read_boxes  # noqa: E402
-from vision.back_check import BACK, BACK_CROP_MARGIN, BACK_CROP_SIZE  # noqa: E402
+from vision.back_check import BACK_CROP_MARGIN, BACK_CROP_SIZE  # noqa: E402
+from vision.classes import BACK  # noqa: E402
 from vision.classify import crop_tiles  # noqa: E402
 from vision.detections import box_iou  # noqa: E402
 from vision.images import ImageError, load_image  # noqa: E402

@@ -18,8 +18,8 @@ from api.cli import main as cli_main
 from datasets.back_crops import label_backs, scene_images
 from datasets.back_crops import main as back_crops_main
 from datasets.crops import read_boxes
-from vision.back_check import BACK, DEFAULT_BACK_CHECK, BackCheck
-from vision.classes import CLASS_NAMES
+from vision.back_check import DEFAULT_BACK_CHECK, BackCheck
+from vision.classes import BACK, CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER
 from vision.detect import Detector
 from vision.detections import Detections

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classes import CLASS_NAMES
+from vision.classes import BACK
 from vision.classify import crop_tiles, to_input
 from vision.detections import Detections
 from vision.images import load_image
@@ -28,7 +28,6 @@ from vision.sessions import open_session
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_BACK_CHECK = ROOT / "models" / "zhuoji-backs.onnx"
-BACK = CLASS_NAMES.index("back")
 BACK_CROP_SIZE = 64
 BACK_CROP_MARGIN = 0.5  # share of a box's width/height added on each side: the tile's body and neighbours in view
 BACK_WEIGHT = 1.0  # exponent of p(face-down tile) in a checked box's confidence (models/README.md: chosen on seed 0)

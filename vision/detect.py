@@ -18,8 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.back_check import BACK, DEFAULT_BACK_CHECK, BackCheck
-from vision.classes import CLASS_NAMES
+from vision.back_check import DEFAULT_BACK_CHECK, BackCheck
+from vision.classes import BACK, CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
 from vision.detections import Detections, box_intersection, box_iou
 from vision.images import ImageError, load_image

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.back_check import BACK_CROP_MARGIN, BACK_CROP_SIZE
-from vision.train_classify import export_crop_network, open_run, restore, to_tensor, train_epoch
+from vision.train_classify import checkpoint, export_crop_network, open_run, restore, to_tensor, train_epoch
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,7 +76,7 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
     train_set, val_set = np.load(crops / "train.npz"), np.load(crops / "val.npz")
     x, y = train_set["x"], train_set["y"].astype(np.float32)
     vx, vy = val_set["x"], val_set["y"].astype(bool)
-    run, last, state = open_run(out_dir, name, resume)
+    run, state = open_run(out_dir, name, resume)
     if state is not None:
         epochs, batch, lr, width = state["epochs"], state["batch"], state["lr"], state["width"]
     model = build_model(width)
@@ -99,13 +99,8 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
             f.write(f"{epoch + 1},{time.time() - t0:.0f},{loss:.4f},{auc:.4f},{acc:.4f}\n")
         print(f"epoch {epoch + 1}: validation ROC AUC {auc:.4f}, accuracy {acc:.4f}")
         score = auc if not np.isnan(auc) else -loss
-        state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
-                 "epoch": epoch, "best": max(best, score), "generator": generator.get_state(), "width": width,
-                 "epochs": epochs, "batch": batch, "lr": lr}
-        torch.save(state, last)
-        if score > best:
-            best = score
-            torch.save(state, run / "weights" / "best.pt")
+        best = checkpoint(run, epoch, score, best, model, opt, sched, generator, width=width, epochs=epochs,
+                          batch=batch, lr=lr)
     return run / "weights" / "best.pt"
 
 

@@ -123,18 +123,18 @@ def train_epoch(model, x: np.ndarray, target: np.ndarray, batch: int, opt, sched
     return total / max(seen, 1)
 
 
-def open_run(out_dir: Path, name: str, resume: bool) -> tuple[Path, Path, dict | None]:
-    """The run's folder (made if new), its ``last.pt`` and, with ``resume``, that checkpoint's state."""
+def open_run(out_dir: Path, name: str, resume: bool) -> tuple[Path, dict | None]:
+    """The run's folder (made if new) and, with ``resume``, the state of its ``last.pt``."""
     import torch
 
     run = out_dir.resolve() / name
     (run / "weights").mkdir(parents=True, exist_ok=True)
     last = run / "weights" / "last.pt"
     if not resume:
-        return run, last, None
+        return run, None
     if not last.exists():
         raise FileNotFoundError(f"nothing to resume: {last} does not exist")
-    return run, last, torch.load(last, weights_only=False)
+    return run, torch.load(last, weights_only=False)
 
 
 def restore(state: dict, model, opt, sched, generator) -> tuple[int, float]:
@@ -145,6 +145,20 @@ def restore(state: dict, model, opt, sched, generator) -> tuple[int, float]:
     sched.load_state_dict(state["scheduler"])
     generator.set_state(state["generator"])
     return state["epoch"] + 1, state["best"]
+
+
+def checkpoint(run: Path, epoch: int, score: float, best: float, model, opt, sched, generator, **shape) -> float:
+    """Save the epoch's state as ``last.pt`` (and ``best.pt`` when ``score`` beats ``best``), with ``shape`` (the
+    network's width and the run's schedule) for :func:`open_run`; returns the best score so far. The mirror of
+    :func:`restore`."""
+    import torch
+
+    state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
+             "epoch": epoch, "best": max(best, score), "generator": generator.get_state(), **shape}
+    torch.save(state, run / "weights" / "last.pt")
+    if score > best:
+        torch.save(state, run / "weights" / "best.pt")
+    return max(best, score)
 
 
 def evaluate(model, x: np.ndarray, y: np.ndarray, batch: int = 512) -> np.ndarray:
@@ -177,7 +191,7 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
     train_set, val_set = np.load(crops / "train.npz"), np.load(crops / "val.npz")
     x, y = train_set["x"], train_set["y"].astype(np.int64)
     vx, vy, vsynth = val_set["x"], val_set["y"].astype(np.int64), val_set["synthetic"]
-    run, last, state = open_run(out_dir, name, resume)
+    run, state = open_run(out_dir, name, resume)
     if state is not None:
         # the run's own schedule: its learning-rate curve spans the epochs it was started with
         epochs, batch, lr, width = state["epochs"], state["batch"], state["lr"], state["width"]
@@ -221,14 +235,8 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
             f.write(f"{epoch + 1},{time.time() - t0:.0f},{loss:.4f},{acc:.4f},{real:.4f},{synth:.4f}\n")
         score = real if not np.isnan(real) else acc  # real crops pick the best epoch when there are any
         print(f"epoch {epoch + 1}: val accuracy {acc:.4f} (real {real:.4f}, synthetic {synth:.4f})")
-        state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
-                 "epoch": epoch, "best": max(best, score), "generator": generator.get_state(), "width": width,
-                 "extra": extra,
-                 "epochs": epochs, "batch": batch, "lr": lr}
-        torch.save(state, last)
-        if score > best:
-            best = score
-            torch.save(state, run / "weights" / "best.pt")
+        best = checkpoint(run, epoch, score, best, model, opt, sched, generator, width=width, extra=extra,
+                          epochs=epochs, batch=batch, lr=lr)
     return run / "weights" / "best.pt"
 
 
