@@ -21,6 +21,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from api.errors import install_error_handlers
+from api.routes_calibrate import router as calibrate_router
 from api.routes_scoring import router as scoring_router
 from api.routes_vision import router as vision_router
 from api.schemas import Health
@@ -77,6 +78,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
     app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
     install_error_handlers(app)
     app.include_router(vision_router)
+    app.include_router(calibrate_router)
     app.include_router(scoring_router)
 
     @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and model status")

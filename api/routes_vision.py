@@ -12,6 +12,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from api.calibration_form import calibration_field
 from api.errors import ApiError, invalid_input
 from api.schemas import (
     ChajiaoResponse,
@@ -61,31 +62,38 @@ async def post_detect(request: Request, image: ImageFile) -> DetectResponse:
     return await request.app.state.runner.run(detect_photo, detector, data)
 
 
+CalibrationField = Annotated[str | None, Form(description="the table's calibration (the JSON /v1/calibrate "
+                                                           "returned): its own tiles' references name tiles too")]
+
+
 @router.post("/read", response_model=ReadResponse, summary="Read one player's tiles from a photo")
-async def post_read(request: Request, image: ImageFile) -> ReadResponse:
+async def post_read(request: Request, image: ImageFile, calibration: CalibrationField = None) -> ReadResponse:
     """The layout (手牌 concealed hand, 副露 melds, 牌河 discards, 翻鸡 indicator) and the reading: each box's
     tile after the rules' checks (at most 4 copies, melds alike, a 14-tile hand complete), doubtful tiles, and
     retake reasons in plain words. The live camera view polls this."""
+    calibrated = calibration_field(calibration)
     data = await _image_bytes(image)
     detector = _detector(request)
-    photo = await request.app.state.runner.run(read_photo, detector, data)
+    photo = await request.app.state.runner.run(read_photo, detector, data, "image", True, calibrated)
     return ReadResponse(**read_response(photo, detector.model_path.name))
 
 
 @router.post("/score", response_model=ScoreResponse, summary="Score the hand in a photo")
-async def post_score(request: Request, image: ImageFile, context: Annotated[ScoreContext, Form()]) -> ScoreResponse:
+async def post_score(request: Request, image: ImageFile, context: Annotated[ScoreContext, Form()],
+                     calibration: CalibrationField = None) -> ScoreResponse:
     """Read the photo, then score its hand: 牌型 hand type (中文 + English), fan, win value, waits (听牌) with the
     copies still unseen, 叫牌 (ready) status, explanation lines, and the photo with labelled boxes. A 14-tile
     hand is scored as won (winning tile: ``win_tile`` or the last tile); a 13-tile hand gets its waits. When
     the tiles read cannot be scored (wrong count, unreadable tile), ``analysis`` is null and ``score_error``
     says why; ``hand_request`` is what to send to /v1/hand after correcting the tiles."""
-    unknown = sorted(set((await request.form()).keys()) - set(ScoreContext.model_fields) - {"image"})
+    unknown = sorted(set((await request.form()).keys()) - set(ScoreContext.model_fields) - {"image", "calibration"})
     if unknown:
         raise ApiError(422, "invalid_request", f"unknown form field(s) {', '.join(unknown)}; known: image, "
-                                               f"{', '.join(ScoreContext.model_fields)}")
+                                               f"calibration, {', '.join(ScoreContext.model_fields)}")
+    calibrated = calibration_field(calibration)
     data = await _image_bytes(image)
     detector = _detector(request)
-    return await request.app.state.runner.run(score_photo, detector, data, context)
+    return await request.app.state.runner.run(score_photo, detector, data, context, calibrated)
 
 
 def _text_hand(seat: int, text: str) -> DrawHand:

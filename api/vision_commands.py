@@ -73,6 +73,9 @@ def _add_photo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--annotate", type=Path, metavar="OUT", help="write the photo with the tiles as read (JPEG)")
     _add_turned_option(p, default=True)
     p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
+    from api.calibrate_commands import add_calibration_option
+
+    add_calibration_option(p)
 
 
 def add_read(sub: argparse._SubParsersAction) -> None:
@@ -95,15 +98,17 @@ def add_score(sub: argparse._SubParsersAction) -> None:
 
 def _read_photo_arg(args: argparse.Namespace):
     """The detector and the read photo of ``read``/``score``; a bad photo becomes a one-line ValueError."""
+    from api.calibrate_commands import calibration_arg
     from api.errors import ApiError
     from api.vision_service import read_photo
     from vision.detect import get_detector
 
     if not args.image.is_file():
         raise ValueError(f"{args.image}: no such file")
+    calibration = calibration_arg(args)
     detector = get_detector(args.model)
     try:
-        return detector, read_photo(detector, args.image.read_bytes(), turned=args.turned)
+        return detector, read_photo(detector, args.image.read_bytes(), turned=args.turned, calibration=calibration)
     except ApiError as exc:
         raise ValueError(f"{args.image}: {exc.message}") from None
 

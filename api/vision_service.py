@@ -39,6 +39,7 @@ from api.scoring_service import analyze
 from api.uploads import decode_image
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
+from vision.calibrate import Calibration, CalibrationError, apply_calibration
 from vision.classes import CLASS_NAMES
 from vision.detect import DEFAULT_MODEL, Detector, back_check_choice, classifier_choice, get_detector
 from vision.detections import Detections
@@ -109,15 +110,30 @@ def detect_photo(detector: Detector, data: bytes) -> DetectResponse:
                           seconds=round(time.perf_counter() - start, 3))
 
 
-def read_photo(detector: Detector, data: bytes, field: str = "image", turned: bool = True) -> Photo:
+def read_photo(detector: Detector, data: bytes, field: str = "image", turned: bool = True,
+               calibration: Calibration | None = None) -> Photo:
     """Decode, detect, group (``vision.layout``) and read (``vision.reading``) one hand photo. ``turned``: the
-    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time)."""
+    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time).
+    ``calibration``: the table's own set's references also name the tiles (``vision.calibrate``)."""
     start = time.perf_counter()
     image = decode_image(data, field)
     dets = detector(image, turned=turned)
+    if calibration is not None:
+        dets = calibrated(detector, calibration, image, dets)
     lay = layout(dets, mode="hand")
     reading = read(dets, lay, image)
     return Photo(image, dets, lay, reading, time.perf_counter() - start)
+
+
+def calibrated(detector: Detector, calibration: Calibration, image: np.ndarray, dets: Detections) -> Detections:
+    """The detections named with the calibration too; a calibration this service cannot use is a 422."""
+    if detector.classifier is None:
+        raise ApiError(422, "invalid_calibration", "calibration needs the crop classifier, and this service runs "
+                                                   "without one")
+    try:
+        return apply_calibration(calibration, detector.classifier, image, dets)
+    except CalibrationError as exc:
+        raise ApiError(422, "invalid_calibration", str(exc)) from None
 
 
 def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
@@ -223,9 +239,10 @@ def hand_request(reading: Reading, ctx: ScoreContext) -> tuple[HandRequest | Non
     return req, assumptions, None
 
 
-def score_photo(detector: Detector, data: bytes, ctx: ScoreContext) -> ScoreResponse:
+def score_photo(detector: Detector, data: bytes, ctx: ScoreContext,
+                calibration: Calibration | None = None) -> ScoreResponse:
     """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
-    return score_reading(read_photo(detector, data), ctx, detector.model_path.name)
+    return score_reading(read_photo(detector, data, calibration=calibration), ctx, detector.model_path.name)
 
 
 def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:

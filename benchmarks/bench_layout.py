@@ -9,6 +9,15 @@ also in the right order (needs a river or perspective to tell the player's side)
 meld constraints, and with a complete 14-tile hand preferred too (the default); ``ms`` wall time of layout +
 read per photo (median, p95) and its CPU time (median, p95; the wall time includes waits for a busy CPU).
 The ``table`` row runs four-seat photos (N/4 of them) and counts seats.
+
+Rows for what people lay down (``CASES``; each on a laid-out hand photographed at a slant: jitter, perspective,
+bent rows, uneven gaps): ``laid`` with nothing pinned; ``turned`` every open meld (one to three) with one tile
+turned sideways; ``above`` / ``below`` the melds in a row above or below the hand, one tile of each turned;
+``vertical`` the hand running up or down the photo (phone held at ±90°, ±12°); ``backs`` a 闷豆 with backs of an
+unfamiliar colour (named ``back`` weakly or ``other`` first), shown with four, two outer, two side by side or three
+backs; ``closeup`` one to three tiles boxed twice (face alone, or face and body); ``laid-mix`` all of these at once.
+
+    PYTHONPATH=. python3 benchmarks/bench_layout.py --n 500 --kinds laid,turned,above,below,vertical,backs,closeup,laid-mix
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -23,10 +33,37 @@ from vision.layout import layout
 from vision.layout_synth import NOISE_KINDS, generate, generate_table, layout_mismatches, reading_mismatches
 from vision.reading import read
 
+LAID = ("jitter", "perspective", "bend", "gaps")
+
 KINDS: dict[str, tuple[str, ...]] = {
     "clean": (),
     **{k: (k,) for k in NOISE_KINDS},
     "all": NOISE_KINDS,
+}
+
+
+def _vertical(r: np.random.Generator) -> float:
+    return float(r.choice([90.0, -90.0]) + r.uniform(-12, 12))
+
+
+def _some_melds(r: np.random.Generator) -> int:
+    return int(r.integers(1, 4))
+
+
+# name → (noise, pinned features drawn from their own generator, so the scene's own draws stay seed-for-seed)
+CASES: dict[str, tuple[tuple[str, ...], Any]] = {
+    "laid": (LAID, lambda r: {}),
+    "turned": (LAID, lambda r: {"turned": True, "melds": _some_melds(r)}),
+    "above": (LAID, lambda r: {"turned": True, "melds": _some_melds(r), "meld_place": "above"}),
+    "below": (LAID, lambda r: {"turned": True, "melds": _some_melds(r), "meld_place": "below"}),
+    "vertical": (LAID, lambda r: {"angle": _vertical(r)}),
+    "backs": ((*LAID, "colour"), lambda r: {
+        "meld_types": ["concealed_kong", *r.choice(["pong", "kong", "concealed_kong"], size=int(r.integers(0, 3)))],
+        "face_down": str(r.choice(["backs4", "backs2", "backs2side", "backs3"]))}),
+    "closeup": (("jitter", "duplicates"), lambda r: {}),
+    "laid-mix": ((*LAID, "colour", "duplicates"), lambda r: {
+        "turned": True, "melds": _some_melds(r), "meld_place": str(r.choice(["right", "left", "above", "below"])),
+        **({"angle": _vertical(r)} if r.random() < 0.5 else {})}),
 }
 
 
@@ -42,10 +79,11 @@ class Tally:
     sizes: list[int] = field(default_factory=list)  # boxes per photo, for latency by size
 
 
-def run_kind(noise: tuple[str, ...], n: int, seed: int) -> Tally:
+def run_kind(noise: tuple[str, ...], n: int, seed: int, pins: Any = None) -> Tally:
     tally = Tally()
     for s in range(seed, seed + n):
-        scene = generate(np.random.default_rng(s), noise)
+        pinned = pins(np.random.default_rng([s, 1])) if pins else {}
+        scene = generate(np.random.default_rng(s), noise, **pinned)
         w0, c0 = time.perf_counter(), time.process_time()
         lay = layout(scene.dets)
         reading = read(scene.dets, lay)
@@ -86,7 +124,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="layouts per noise kind (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--kinds", default=",".join([*KINDS, "table"]), help="comma-separated rows to run")
+    parser.add_argument("--kinds", default=",".join([*KINDS, "table", *CASES]), help="comma-separated rows to run")
     args = parser.parse_args()
     header = (f"{'noise':<12}{'N':>6}{'boxes':>7}{'group':>8}{'order':>8}{'top-1':>8}{'rules':>8}{'+complete':>10}"
               f"{'ms med':>8}{'ms p95':>8}{'cpu med':>9}{'cpu p95':>9}")
@@ -100,8 +138,11 @@ def main() -> None:
         elif kind in KINDS:
             t = run_kind(KINDS[kind], args.n, args.seed)
             per_photo = t.n
+        elif kind in CASES:
+            t = run_kind(CASES[kind][0], args.n, args.seed, CASES[kind][1])
+            per_photo = t.n
         else:
-            raise SystemExit(f"unknown row {kind!r}; use any of {', '.join([*KINDS, 'table'])}")
+            raise SystemExit(f"unknown row {kind!r}; use any of {', '.join([*KINDS, 'table', *CASES])}")
         wall, cpu = np.array(t.wall) * 1e3, np.array(t.cpu) * 1e3
         top1 = f"{t.hand['top-1'] / t.n:8.3f}" if kind != "table" else f"{'-':>8}"
         rules = f"{t.hand['rules'] / t.n:8.3f}" if kind != "table" else f"{'-':>8}"

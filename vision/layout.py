@@ -36,8 +36,8 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from vision.classes import BACK, CLASS_NAMES
-from vision.detections import Detections, box_iou
+from vision.classes import BACK, CLASS_NAMES, OTHER
+from vision.detections import Detections, box_intersection, box_iou
 
 # All lengths below are in local tile units: along a row in tile widths, across it in tile depths.
 GAP_SPLIT = 0.5  # a gap wider than half a tile ends a group (tiles of a group touch)
@@ -47,8 +47,11 @@ BLOCK_REACH = 1.9  # rows under 1.9 depths apart (centre to centre) form a block
 HOLE_GAP = 0.85  # an edge gap of about one tile (or more) inside the concealed row: a missed tile
 HAND_REACH = 1.9  # concealed pieces of one row further apart (in tiles) are not one hand (one missed tile at most)
 DUPLICATE_IOU = 0.45  # tiles on a table overlap less than this even rotated by 45°; more is two boxes on one
+CONTAINED = 0.8  # a box this much inside another is a second box on one tile (its face alone, or face + body)
+BACK_AS_OTHER = 0.15  # a box named `other` with `back` at least this probable in its top 3 is a face-down tile
 PIECE_SPAN = 1.15  # two short boxes stacked across the row that together span at most this many depths are one tile
 TILE_GAP = 0.04  # typical gap between touching tiles, in tile widths (used when few row neighbours are seen)
+TILE_ASPECT = 1.35  # a tile's length / its width (about 35 × 26 mm)
 MELD_DOUBT = 3.5  # a group whose tiles are one tile at under e^-3.5 the odds of their top-1 is no meld
 LONE_MIN_CONFIDENCE = 0.5  # a lone box weaker than this is more likely a false detection than a tile
 LONE_SIZE_TOLERANCE = 0.35  # log size difference to the tiles around (≈ ±40%) a lone tile may show
@@ -198,9 +201,10 @@ def layout_hand(dets: Detections, subset: np.ndarray | None = None, *, angle: fl
                                                     "in two parts)") for w, k in pieces]
         kept = np.delete(kept, [w for w, _ in pieces])
         geo, chains = _frame(dets.xyxy[kept].astype(np.float64), angle)
-    groups = _split_meld_ends(geo, chains, dets.class_id[kept], dets.top3_class[kept], dets.top3_prob[kept])
+    shown = _shown_classes(dets, kept)
+    groups = _split_meld_ends(geo, chains, shown, dets.top3_class[kept], dets.top3_prob[kept])
     rows = _rows(geo, groups)
-    groups, rows = _join_meld_pieces(geo, groups, rows, dets.class_id[kept], dets.top3_class[kept],
+    groups, rows = _join_meld_pieces(geo, groups, rows, shown, dets.top3_class[kept],
                                      dets.top3_prob[kept])
     blocks = _blocks(geo, groups, rows)
     parts = _assign(geo, dets, kept, groups, rows, blocks)
@@ -294,17 +298,33 @@ def _screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unas
         return idx, unassigned
     iou = box_iou(xyxy, xyxy)
     np.fill_diagonal(iou, 0)
+    # Close-ups: the detector may box one tile's face and the whole tile (face and body) apart; the smaller lies
+    # inside the larger, whatever their IoU.
+    area = np.prod(xyxy[:, 2:] - xyxy[:, :2], 1)
+    inside = box_intersection(xyxy, xyxy) / np.maximum(np.minimum(area[:, None], area[None, :]), 1e-9)
+    np.fill_diagonal(inside, 0)
     order = np.argsort(-dets.confidence[idx], kind="stable")
     keep = np.ones(len(idx), dtype=bool)
     for k in order:  # greedy, strongest first, like non-maximum suppression
         if not keep[k]:
             continue
-        dup = (iou[k] > DUPLICATE_IOU) & keep
+        dup = ((iou[k] > DUPLICATE_IOU) | (inside[k] > CONTAINED)) & keep
         dup[k] = False
         for j in np.flatnonzero(dup):
             keep[j] = False
             unassigned.append(Unassigned(int(idx[j]), f"overlaps box {int(idx[k])} (two boxes on one tile)"))
     return idx[keep], unassigned
+
+
+def _shown_classes(dets: Detections, kept: np.ndarray) -> np.ndarray:
+    """Each kept box's top-1 class, a doubtful `other` read as `back` when `back` is in its top 3: backs come in
+    many colours (green, blue, yellow, orange, white), and one the detector knows less well can look to it like
+    no tile of the set; a face-down tile is what such a box is among the tiles of a hand."""
+    cls = dets.class_id[kept].copy()
+    top3, prob = dets.top3_class[kept], dets.top3_prob[kept]
+    back_p = np.where(top3 == BACK, prob, 0.0).sum(1)
+    cls[(cls == OTHER) & (back_p >= BACK_AS_OTHER)] = BACK
+    return cls
 
 
 def _neighbour_links(xyxy: np.ndarray) -> np.ndarray:
@@ -474,7 +494,7 @@ def _geometry(xyxy: np.ndarray, theta: float) -> _Geometry:
     elif len(i):
         width0 = float(np.median(dist[i, j] / ((rel[i] + rel[j]) / 2))) / (1 + TILE_GAP)
     else:  # no row neighbours: width from the box, assuming the usual tile shape
-        width0 = float(np.median(bw / (c + 1.35 * s) / rel))
+        width0 = float(np.median(bw / (c + TILE_ASPECT * s) / rel))
     # Boxes stacked on one spot (no real layout) must not make the tile size vanish.
     width0 = max(width0, 0.25 * float(np.sqrt(np.median(area))))
     width = width0 * rel
@@ -482,11 +502,23 @@ def _geometry(xyxy: np.ndarray, theta: float) -> _Geometry:
     depth_one = (bh - width * s) / c if c >= s else (bw - width * c) / s
     depth0 = float(np.clip(np.median(depth_one / rel), 0.4 * width0, 2.5 * width0))
     depth = depth0 * rel
-    # Sideways tiles: the box of a tile turned 90° is (d c + w s) × (d s + w c). Near 45° both look alike.
-    err_straight = np.abs(np.log(bw / (width * c + depth * s))) + np.abs(np.log(bh / (width * s + depth * c)))
-    err_turned = np.abs(np.log(bw / (depth * c + width * s))) + np.abs(np.log(bh / (depth * s + width * c)))
-    turned = (err_turned + 0.15 < err_straight) & (abs(c - s) > 0.3)
-    extent = np.where(turned, depth, width)
+    # Sideways tiles: their shape along / across the row stands out from the others'. A box of extents (a along
+    # the row, b across) shows as (a c + b s) × (a s + b c); solved for (a, b), a tile turned 90° has a / b
+    # larger by TILE_ASPECT² than a straight one, seen from above (width and depth swap) as on a table seen at
+    # a slant (the depth across the row is foreshortened, a turned tile's long side along it is not), so it is
+    # measured against the nearest boxes' median rather than a tile model (perspective and a bent row skew the
+    # boxes, smoothly over the photo). Near 45° straight and turned look alike.
+    det = c * c - s * s
+    along = (bw * c - bh * s) / det if abs(c - s) > 0.3 else bw
+    across = (bh * c - bw * s) / det if abs(c - s) > 0.3 else bh
+    shape = np.log(np.maximum(along, 1e-6) / np.maximum(across, 1e-6))
+    if len(shape) > 2:
+        nearest = np.argsort(dist, axis=1)[:, :6]  # the box itself is at infinite distance: left out
+        local = np.median(shape[nearest], axis=1)
+    else:
+        local = np.full(len(shape), float(np.median(shape)))
+    turned = (shape - local > math.log(TILE_ASPECT)) & (along > 0) & (across > 0) & (abs(c - s) > 0.3)
+    extent = np.where(turned, TILE_ASPECT * width, width)
     return _Geometry(theta, u, v, width, depth, extent, turned, rel, width0, depth0)
 
 
@@ -748,6 +780,8 @@ def _meld_like(cls: np.ndarray, top3: np.ndarray, prob: np.ndarray) -> _MeldLike
     else:
         kind, missing = ("kong", 0) if n == 4 else ("pong", 3 - n)
     strength = 0.4 if n == 2 else 1.0
+    if n == 4 and backs == 1:  # a 闷豆 shows two, three or four backs: one back and three faces is a pong + a back
+        strength = min(strength, 0.6)
     if cost > 0:  # some open tile's top-1 is another tile
         strength = min(strength, 0.6)
     return _MeldLike(kind, tile, strength, missing, cost)
@@ -915,7 +949,7 @@ def _assign(geo: _Geometry, dets: Detections, kept: np.ndarray, groups: list[lis
 
 def _meld_evidence(geo: _Geometry, dets: Detections, kept: np.ndarray, groups: list[list[int]]) -> dict[int, _MeldLike]:
     """:class:`_MeldLike` per group; a group joined across a hole counts its missed tiles."""
-    cls, top3, prob = dets.class_id[kept], dets.top3_class[kept], dets.top3_prob[kept]
+    cls, top3, prob = _shown_classes(dets, kept), dets.top3_class[kept], dets.top3_prob[kept]
     meld = {g: _meld_like(cls[members], top3[members], prob[members]) for g, members in enumerate(groups)}
     for g, info in meld.items():
         holes = _inner_holes(geo, groups[g]) if info.kind else 0
@@ -1057,8 +1091,10 @@ def _gap_confidence(geo: _Geometry, groups: list[list[int]], rows: list[list[int
 def _build(dets: Detections, kept: np.ndarray, geo: _Geometry, groups: list[list[int]], rows: list[list[int]],
            parts: _Parts, out: Layout) -> Layout:
     """The :class:`Layout` value from the roles: boxes back to detection indices, everything in reading order."""
+    shown = _shown_classes(dets, kept)
+
     def placed(k: int) -> PlacedTile:
-        return PlacedTile(int(kept[k]), CLASS_NAMES[int(dets.class_id[kept[k]])], bool(geo.turned[k]))
+        return PlacedTile(int(kept[k]), CLASS_NAMES[int(shown[k])], bool(geo.turned[k]))
 
     def by_u(members: list[int]) -> list[int]:
         return sorted(members, key=lambda k: geo.u[k])

@@ -18,6 +18,12 @@ Noise kinds, usable alone or together (``NOISE_KINDS``):
 * ``extra``: one spurious box (a duplicate of a tile or a false positive somewhere on the table);
 * ``class``: one to three tiles get a look-alike as top-1 class, the true class stays in the top 3.
 
+Kinds for what people lay down (``CASE_NOISE``, not part of the ``all`` mix so that its figures stay comparable):
+
+* ``colour``: face-down tiles have a back of a colour the detector knows less well (green, blue, orange): each
+  is named ``back`` with less confidence, or ``other`` with ``back`` second;
+* ``duplicates``: a close-up: one to three tiles get a second box, their face alone or face and body together.
+
 ``generate`` makes one player's scene, ``generate_table`` four players around a table (rivers framing the
 centre, each hand beyond its river). ``layout_mismatches`` and ``reading_mismatches`` compare a result with the
 truth. The generator is a pure function of its ``numpy.random.Generator``: the same seed gives the same scene.
@@ -36,9 +42,11 @@ from vision.classes import BACK, CLASS_NAMES, NUM_CLASSES, OTHER
 from vision.detections import Detections, box_iou
 
 NOISE_KINDS: tuple[str, ...] = ("jitter", "rotation", "perspective", "bend", "gaps", "drop", "extra", "class")
+CASE_NOISE: tuple[str, ...] = ("colour", "duplicates")
 TILE_ASPECT = 1.35  # depth / width of a tile lying face up (about 26 × 35 mm)
 MELD_PLACES: tuple[str, ...] = ("right", "left", "below", "above")
 FACE_DOWN_STYLES: tuple[str, ...] = ("backs4", "backs2", "backs3")  # 闷豆 shown with 4, 2 (outer) or 3 backs
+# Also on request: "backs2side", two backs side by side and two faces (back-back-face-face, or the mirror).
 
 
 @dataclass
@@ -67,6 +75,7 @@ class Truth:
     face_down_tiles: dict[int, str]  # box → the tile hidden under a back
     win: bool  # 14-tile hand (concealed + 3 per meld) in a complete shape
     angle: float  # degrees the photo was rotated by (0 without rotation noise)
+    turned: list[int] = field(default_factory=list)  # boxes of tiles lying sideways in their meld
 
     @property
     def concealed_tiles(self) -> list[str]:
@@ -102,6 +111,7 @@ class _Tile:
     cls: int  # class shown to the detector (BACK for face down)
     true: str  # the tile itself
     turned: bool = False  # lying sideways (long side along the row)
+    sideways: bool = False  # turned in its player's own frame (``turned`` is in the table's frame)
     role: str = "concealed"
     group: int = -1
     key: tuple[float, float] = (0.0, 0.0)  # (x, y) in the player's own frame, for reading order
@@ -196,7 +206,8 @@ def _scene_world(rng: np.random.Generator, noisy_gaps: bool, *, melds: int | Non
         shown: str | None = TILES[t]
         if kind == "concealed_kong":
             style = face_down or str(rng.choice(FACE_DOWN_STYLES, p=[0.4, 0.4, 0.2]))
-            down = {"backs4": [0, 1, 2, 3], "backs2": [0, 3], "backs3": [0, 1, 2, 3]}[style]
+            down = {"backs4": [0, 1, 2, 3], "backs2": [0, 3], "backs3": [0, 1, 2, 3],
+                    "backs2side": [0, 1] if rng.random() < 0.5 else [2, 3]}[style]
             if style == "backs3":
                 down.remove(int(rng.integers(0, 4)))
             for i in down:
@@ -204,7 +215,8 @@ def _scene_world(rng: np.random.Generator, noisy_gaps: bool, *, melds: int | Non
             if style == "backs4":
                 shown = None
         elif turned if turned is not None else rng.random() < 0.5:
-            group[int(rng.integers(0, size))].turned = True
+            tile = group[int(rng.integers(0, size))]
+            tile.turned = tile.sideways = True
         meld_tiles.append(group)
         world.melds.append((kind, TILES[t], [], shown))
 
@@ -428,11 +440,21 @@ def _finish(rng: np.random.Generator, tiles: list[_Tile], boxes: np.ndarray, ima
         k = min(len(faces), int(rng.integers(1, 4)))
         noisy = {int(i) for i in rng.choice(faces, size=k, replace=False)}
     top_c, top_p = _scores(rng, true_cls, noisy)
+    if "colour" in noise:
+        _colour_backs(rng, true_cls, top_c, top_p)
     conf = top_p[:, 0].copy()
     for i in spurious_pos:  # a false positive: a random class with middling confidence
         top_c[i] = rng.choice(NUM_CLASSES, size=3, replace=False)
         top_p[i] = np.sort(rng.dirichlet([2, 1, 1]))[::-1] * 0.9
         conf[i] = rng.uniform(0.25, 0.55)
+    if "duplicates" in noise and faces:
+        picked = rng.choice(faces, size=min(len(faces), int(rng.integers(1, 4))), replace=False)
+        first = len(xyxy)
+        xyxy = np.vstack([xyxy, _duplicate_boxes(rng, xyxy[picked])])
+        top_c, top_p = np.vstack([top_c, top_c[picked]]), np.vstack([top_p, top_p[picked]])
+        conf = np.append(conf, conf[picked] * rng.uniform(0.5, 1.0, size=len(picked)))  # named like the tile
+        names += ["other"] * len(picked)
+        spurious_pos += list(range(first, len(xyxy)))
     perm = rng.permutation(len(xyxy))  # detectors return boxes in no particular order
     inv = np.empty_like(perm)
     inv[perm] = np.arange(len(perm))
@@ -440,6 +462,30 @@ def _finish(rng: np.random.Generator, tiles: list[_Tile], boxes: np.ndarray, ima
     new_index = np.full(n, -1)
     new_index[kept] = inv[np.arange(len(kept))]
     return dets, [int(v) for v in new_index], [names[j] for j in perm], [int(inv[i]) for i in spurious_pos]
+
+
+def _colour_backs(rng: np.random.Generator, true_cls: np.ndarray, top_c: np.ndarray, top_p: np.ndarray) -> None:
+    """Face-down tiles with a back of an unfamiliar colour: ``back`` at 0.35–0.7, or ``other`` first and ``back``
+    second (in place)."""
+    for i in np.flatnonzero(true_cls == BACK):
+        p1 = rng.uniform(0.35, 0.7)
+        p2 = rng.uniform(0.2, min(p1, 1 - p1) - 0.02)
+        first, second = (OTHER, BACK) if rng.random() < 0.5 else (BACK, OTHER)
+        top_c[i] = [first, second, int(rng.integers(27))]
+        top_p[i] = [p1, p2, (1 - p1 - p2) * rng.uniform(0.2, 0.9)]
+
+
+def _duplicate_boxes(rng: np.random.Generator, boxes: np.ndarray) -> np.ndarray:
+    """Second boxes on tiles of a close-up: the face alone (the box shrunk by 8–18% a side) or the tile with its
+    body (the box grown by 20–40% downwards)."""
+    out = boxes.copy()
+    for row in out:
+        w, h = row[2] - row[0], row[3] - row[1]
+        if rng.random() < 0.5:
+            row += np.array([w, h, -w, -h]) * rng.uniform(0.08, 0.18, size=4)
+        else:
+            row[3] += h * rng.uniform(0.2, 0.4)
+    return out
 
 
 def _truth(world: _World, tiles: list[_Tile], offset: int, new_index: list[int], names: list[str],
@@ -458,8 +504,9 @@ def _truth(world: _World, tiles: list[_Tile], offset: int, new_index: list[int],
     indicator = idx(ind)
     face_down = {new_index[offset + k]: t.true for k, t in enumerate(local)
                  if t.cls == BACK and new_index[offset + k] >= 0}
+    turned = idx([k for k, t in enumerate(local) if t.sideways])
     return Truth(idx(concealed), melds, idx(river), indicator[0] if indicator else None, spurious, names,
-                 face_down, world.win, angle)
+                 face_down, world.win, angle, turned)
 
 
 def generate(rng: np.random.Generator, noise: Sequence[str] = (), *, melds: int | None = None,
@@ -474,9 +521,9 @@ def generate(rng: np.random.Generator, noise: Sequence[str] = (), *, melds: int 
     melds), ``win`` (14 tiles in a complete shape), ``river`` (number of discards, or True / False),
     ``indicator`` (a 翻鸡 tile apart), ``angle`` (rotate the photo by this many degrees).
     """
-    unknown = set(noise) - set(NOISE_KINDS)
+    unknown = set(noise) - set(NOISE_KINDS) - set(CASE_NOISE)
     if unknown:
-        raise ValueError(f"unknown noise kinds {sorted(unknown)}; use any of {', '.join(NOISE_KINDS)}")
+        raise ValueError(f"unknown noise kinds {sorted(unknown)}; use any of {', '.join(NOISE_KINDS + CASE_NOISE)}")
     noise_set = set(noise)
     world = _scene_world(rng, "gaps" in noise_set, melds=melds, meld_types=meld_types, meld_place=meld_place,
                          face_down=face_down, turned=turned, win=win, river=river, indicator=indicator)

@@ -168,7 +168,7 @@ def _box_var(dets: Detections, box: int, role: str, other_shift: float) -> _Var:
 
 def _meld_var(dets: Detections, meld: MeldGroup) -> _Var | None:
     """One variable for a meld: its tile, scored over all its open boxes; None when all lie face down."""
-    open_boxes = [t.box for t in meld.tiles if dets.class_id[t.box] != BACK]
+    open_boxes = [t.box for t in meld.tiles if t.tile != CLASS_NAMES[BACK]]  # the layout's name: a back may read `other`
     if not open_boxes:
         return None
     probs = [dict(zip(dets.top3_class[b].tolist(), dets.top3_prob[b].tolist(), strict=True)) for b in open_boxes]

@@ -1,0 +1,51 @@
+"""``zhuoji calibrate``: teach it your set (a shell over vision.calibrate)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_calibrate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("calibrate", help="teach it your set: references from a photo of its 27 suited tiles in three "
+                                         "rows (1-9m, 1-9p, 1-9s), for read/score --calibration")
+    p.add_argument("image", type=Path, help="photo of the 27 suited tiles face up: 1-9m, 1-9p and 1-9s in three rows")
+    p.add_argument("--out", type=Path, metavar="FILE", help="write the calibration here (default: print its JSON)")
+    p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
+    p.set_defaults(func=run_calibrate)
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from vision.calibrate import calibrate_image
+    from vision.detect import get_detector
+    from vision.images import ImageError, load_image
+
+    if not args.image.is_file():
+        raise ValueError(f"{args.image}: no such file")
+    try:
+        image = load_image(args.image)
+    except ImageError as exc:
+        raise ValueError(str(exc)) from None
+    calibration = calibrate_image(get_detector(args.model), image)
+    text = json.dumps(calibration.to_json())
+    if args.out is None:
+        print(text)
+        return 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text + "\n", encoding="utf-8")
+    print(f"{args.out}: references of the 27 tiles ({calibration.kind} of {calibration.model}); the networks named "
+          f"{round(calibration.agreement * 27)} of 27 as their place says")
+    return 0
+
+
+def add_calibration_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--calibration", type=Path, metavar="FILE",
+                   help="name tiles with this set's references too (made by `zhuoji calibrate`)")
+
+
+def calibration_arg(args: argparse.Namespace):
+    """The calibration ``--calibration`` names, or None."""
+    from vision.calibrate import load_calibration
+
+    return load_calibration(args.calibration) if args.calibration is not None else None
