@@ -597,8 +597,9 @@ def _split_meld_ends(geo: _Geometry, groups: list[list[int]], cls: np.ndarray, t
         index = np.arange(len(gaps), dtype=float)
         cut = None
         for size in (3, 4):
-            for at in (size, len(chain) - size):  # cut before index ``at``
-                run = chain[:at] if at == size else chain[at:]
+            # cut before index ``at``: the run at the left end, then the one at the right end (in a chain of
+            # twice ``size`` both cut at one index, and each run must be looked at)
+            for at, run in ((size, chain[:size]), (len(chain) - size, chain[len(chain) - size:])):
                 # Perspective stretches the gaps steadily along a row: judge the gap against the line through
                 # the others, not against their raw values.
                 rest = np.arange(len(gaps)) != at - 1
@@ -680,13 +681,18 @@ def _rows(geo: _Geometry, groups: list[list[int]]) -> list[list[int]]:
         return [[0]]
     first = np.array([g[0] for g in groups])
     last = np.array([g[-1] for g in groups])
-    slope = np.array([_end_slope(geo, g) for g in groups])
+    # A bent row turns most at its ends: follow each long group's slope over its last (first) four tiles; a short
+    # group has no slope of its own and takes its partner's.
+    right = np.array([_end_slope(geo, g[-4:]) if len(g) >= 4 else np.nan for g in groups])
+    left = np.array([_end_slope(geo, g[:4]) if len(g) >= 4 else np.nan for g in groups])
+    r, lf = np.broadcast_arrays(right[:, None], left[None, :])
+    slope = np.where(np.isnan(r), np.nan_to_num(lf), np.where(np.isnan(lf), r, (r + lf) / 2))
     du = geo.u[first][None, :] - geo.u[last][:, None]
     dv = geo.v[first][None, :] - geo.v[last][:, None]
     pm = (geo.width[last][:, None] + geo.width[first][None, :]) / 2
     hm = (geo.depth[last][:, None] + geo.depth[first][None, :]) / 2
     gap = du - (geo.extent[last][:, None] + geo.extent[first][None, :]) / 2
-    residual = np.abs(dv - (slope[:, None] + slope[None, :]) / 2 * du)
+    residual = np.abs(dv - slope * du)
     ok = (gap > -0.3 * pm) & (gap <= ROW_REACH * pm) & (residual <= 0.5 * hm)
     np.fill_diagonal(ok, False)
     cost = np.where(ok, gap / pm + 3 * residual / hm, np.inf)

@@ -206,8 +206,10 @@ def _scene_world(rng: np.random.Generator, noisy_gaps: bool, *, melds: int | Non
         shown: str | None = TILES[t]
         if kind == "concealed_kong":
             style = face_down or str(rng.choice(FACE_DOWN_STYLES, p=[0.4, 0.4, 0.2]))
-            down = {"backs4": [0, 1, 2, 3], "backs2": [0, 3], "backs3": [0, 1, 2, 3],
-                    "backs2side": [0, 1] if rng.random() < 0.5 else [2, 3]}[style]
+            if style == "backs2side":
+                down = [0, 1] if rng.random() < 0.5 else [2, 3]
+            else:
+                down = {"backs4": [0, 1, 2, 3], "backs2": [0, 3], "backs3": [0, 1, 2, 3]}[style]
             if style == "backs3":
                 down.remove(int(rng.integers(0, 4)))
             for i in down:
