@@ -513,7 +513,8 @@ def _geometry(xyxy: np.ndarray, theta: float) -> _Geometry:
     across = (bh * c - bw * s) / det if abs(c - s) > 0.3 else bh
     shape = np.log(np.maximum(along, 1e-6) / np.maximum(across, 1e-6))
     if len(shape) > 2:
-        nearest = np.argsort(dist, axis=1)[:, :6]  # the box itself is at infinite distance: left out
+        k = min(6, len(shape) - 1)  # the six nearest; the box itself is at infinite distance: left out
+        nearest = np.argpartition(dist, k - 1, axis=1)[:, :k]
         local = np.median(shape[nearest], axis=1)
     else:
         local = np.full(len(shape), float(np.median(shape)))

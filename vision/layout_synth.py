@@ -22,7 +22,8 @@ Kinds for what people lay down (``CASE_NOISE``, not part of the ``all`` mix so t
 
 * ``colour``: face-down tiles have a back of a colour the detector knows less well (green, blue, orange): each
   is named ``back`` with less confidence, or ``other`` with ``back`` second;
-* ``duplicates``: a close-up: one to three tiles get a second box, their face alone or face and body together.
+* ``duplicates``: a close-up: one to three tiles get a second, weaker box: their face alone, part of the face, or
+  face and body together.
 
 ``generate`` makes one player's scene, ``generate_table`` four players around a table (rivers framing the
 centre, each hand beyond its river). ``layout_mismatches`` and ``reading_mismatches`` compare a result with the
@@ -478,15 +479,23 @@ def _colour_backs(rng: np.random.Generator, true_cls: np.ndarray, top_c: np.ndar
 
 
 def _duplicate_boxes(rng: np.random.Generator, boxes: np.ndarray) -> np.ndarray:
-    """Second boxes on tiles of a close-up: the face alone (the box shrunk by 8–18% a side) or the tile with its
-    body (the box grown by 20–40% downwards)."""
+    """Second boxes on tiles of a close-up, each inside its tile's box or around it: the face alone (the box shrunk
+    by 12–25% a side: IoU 0.25–0.58), the upper or lower part of the face (55–70% of its height), or the tile with
+    its body (the box grown by 50–100% downwards)."""
     out = boxes.copy()
     for row in out:
         w, h = row[2] - row[0], row[3] - row[1]
-        if rng.random() < 0.5:
-            row += np.array([w, h, -w, -h]) * rng.uniform(0.08, 0.18, size=4)
+        kind = rng.integers(3)
+        if kind == 0:
+            row += np.array([w, h, -w, -h]) * rng.uniform(0.12, 0.25, size=4)
+        elif kind == 1:
+            part = h * rng.uniform(0.55, 0.7)
+            if rng.random() < 0.5:
+                row[3] = row[1] + part
+            else:
+                row[1] = row[3] - part
         else:
-            row[3] += h * rng.uniform(0.2, 0.4)
+            row[3] += h * rng.uniform(0.5, 1.0)
     return out
 
 
