@@ -51,7 +51,7 @@ def match(truth: np.ndarray, found: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--style", default="black", help="black (held out of training) or regular")
+    parser.add_argument("--style", default="black", help="black or tinted (held out of training), or regular")
     parser.add_argument("--photos", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0, help="the calibration photo's seed; test photos use the next ones")
     parser.add_argument("--weight", type=float, default=CALIBRATION_WEIGHT)

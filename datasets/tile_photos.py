@@ -3,8 +3,10 @@ boxes: a calibration photo (the 27 suited tiles in three rows: 1–9m, 1–9p, 1
 measuring how a set looks to the networks with and without calibration (``benchmarks/bench_calibration.py``) and
 for the calibration tests.
 
-Styles: ``regular`` (ivory faces, the style the synthetic training scenes use) and ``black`` (white and orange
-glyphs on black tiles: never in training, so a set the networks have not seen). Each tile is the artwork's blank
+Styles: ``regular`` (ivory faces, the style the synthetic training scenes use), ``black`` (white and orange
+glyphs on black tiles: never in training, so a set the networks have not seen) and ``tinted`` (the regular glyphs
+with their hues turned by a third of the circle, thinner strokes, on a pale yellow front: the same drawings in
+another set's colours). Each tile is the artwork's blank
 front with its face on top and a strip of the back's colour below it (the tile's body seen from the player's side);
 the photo gets a felt of random colour and grain, light, blur and JPEG compression. Boxes are the tiles' faces, as
 the detector's labels are.
@@ -20,7 +22,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 ART = ROOT.parent / "shared" / "tile-art" / "fluffystuff-cc0" / "Export"
-STYLES = {"regular": "Regular", "black": "Black"}
+STYLES = {"regular": "Regular", "black": "Black", "tinted": "Regular"}
 SUITED = [f"{r}{s}" for s in "mps" for r in range(1, 10)]
 _PREFIX = {"m": "Man", "p": "Pin", "s": "Sou"}
 
@@ -41,10 +43,24 @@ def load_tiles(style: str, art: Path = ART) -> dict[str, np.ndarray]:
     out = {}
     for name in SUITED:
         face = cv2.imread(str(folder / f"{_PREFIX[name[1]]}{name[0]}.png"), cv2.IMREAD_UNCHANGED)
+        if style == "tinted":
+            face = _tint(face)
         a = face[..., 3:].astype(np.float32) / 255.0
         tile = front.astype(np.float32)
+        if style == "tinted":
+            tile[..., :3] = tile[..., :3] * np.array([0.80, 0.97, 1.0], np.float32)  # pale yellow (BGR)
         tile[..., :3] = face[..., :3] * a + tile[..., :3] * (1 - a)
         out[name] = tile.astype(np.uint8)
+    return out
+
+
+def _tint(face: np.ndarray) -> np.ndarray:
+    """A face's glyph in other colours (hue turned by 60 of OpenCV's 180 steps) and with thinner strokes."""
+    hsv = cv2.cvtColor(face[..., :3], cv2.COLOR_BGR2HSV)
+    hsv[..., 0] = (hsv[..., 0].astype(np.int32) + 60) % 180
+    out = face.copy()
+    out[..., :3] = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    out[..., 3] = cv2.erode(face[..., 3], np.ones((9, 9), np.uint8))
     return out
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.classes import BACK, CLASS_NAMES, OTHER
+from vision.classes import CLASS_NAMES
 from vision.classify import Classifier, crop_tiles, tileness, to_input
 from vision.detections import Detections, box_intersection, box_iou
 
@@ -42,7 +42,7 @@ SUITED = 27
 TURNS = (0, 1, 2, 3)  # quarter turns of each reference crop, counter-clockwise
 CALIBRATION_WEIGHT = 0.7  # α: the references' weight against the pipeline's probabilities (tuned on other seeds than the benchmark's)
 TEMPERATURE = 0.01  # T: cosine similarities 0.01 apart change the odds e-fold
-MIN_TILENESS = 0.3  # boxes of a calibration photo less surely tiles than this are left out
+MIN_TILENESS = 0.15  # boxes of a calibration photo less surely tiles than this are left out
 SUITS = "mps"
 
 
@@ -100,11 +100,15 @@ class Calibration:
 
 def find_grid(dets: Detections) -> Detections:
     """The 27 tiles of a calibration photo in tile order (1m … 9m, 1p … 9p, 1s … 9s) as detections, or a
-    :class:`CalibrationError` saying what was found. Boxes named ``back`` or ``other`` and weak boxes are left out;
-    two boxes on one tile count once, and pieces of one tile boxed apart (a face split by its gaps) are one box."""
+    :class:`CalibrationError` saying what was found. Whatever the networks named a box (an unfamiliar set's tiles
+    may look like ``other``, black tiles like backs), it counts when it is surely a tile; two boxes on one tile count
+    once, pieces of one tile boxed apart (a face split by its gaps) are one box, and of more than 27 the 27 surest
+    are taken (the three rows of nine then check that they are the tiles)."""
     ok = np.isfinite(dets.xyxy).all(1) & ((dets.xyxy[:, 2:] - dets.xyxy[:, :2]) >= 1).all(1)
-    cand = np.flatnonzero(ok & (tileness(dets) >= MIN_TILENESS) & (dets.class_id != BACK) & (dets.class_id != OTHER))
+    cand = np.flatnonzero(ok & (tileness(dets) >= MIN_TILENESS))
     tiles = _whole_tiles(dets[_one_box_per_tile(dets, cand)])
+    if len(tiles) > SUITED:
+        tiles = tiles[np.sort(np.argsort(-tileness(tiles), kind="stable")[:SUITED])]
     if len(tiles) != SUITED:
         raise CalibrationError(f"found {len(tiles)} tiles; a calibration photo shows the 27 suited tiles face up in "
                                "three rows of nine (1–9m, 1–9p, 1–9s), nothing else")
