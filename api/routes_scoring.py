@@ -18,7 +18,7 @@ from api.schemas import (
     SettleRequest,
     SettleResponse,
 )
-from api.scoring_service import DrawHand, analyze, chajiao, settle_table
+from pipeline.hand import DrawHand, analyze, chajiao, settle_table
 from scoring import parse_tiles
 
 ERRORS = {400: {"model": ErrorResponse, "description": "not JSON"},

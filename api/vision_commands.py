@@ -1,5 +1,5 @@
 """``zhuoji detect``, ``read``, ``score``, ``train``, ``train-classifier`` and ``train-back-check``: CLI shells over
-vision.detect, the photo service, vision.train, vision.train_classify and vision.train_back_check."""
+vision.detect, the photo pipeline, vision.train, vision.train_classify and vision.train_back_check."""
 
 from __future__ import annotations
 
@@ -34,13 +34,14 @@ def _add_turned_option(p: argparse.ArgumentParser, default: bool) -> None:
 def run_detect(args: argparse.Namespace) -> int:
     import cv2
 
+    from pipeline.settings import Settings, open_detector
     from vision.annotate import draw_detections
-    from vision.detect import ImageError, get_detector, load_image
+    from vision.detect import ImageError, load_image
 
     if not 0 < args.conf < 1 or (args.iou is not None and not 0 < args.iou < 1):
         raise ValueError("--conf and --iou take a number between 0 and 1")
     overlap = {} if args.iou is None else {"iou": args.iou}
-    detector = get_detector(args.model)
+    detector = open_detector(Settings.from_env(model=args.model))
     failed = 0
     for path in args.images:
         try:
@@ -82,7 +83,7 @@ def add_read(sub: argparse._SubParsersAction) -> None:
 
 
 def add_score(sub: argparse._SubParsersAction) -> None:
-    from api.cli import add_win_context_options
+    from api.cli_options import add_win_context_options
 
     p = sub.add_parser("score", help="read a hand photo and score it: hand type, fan, waits")
     _add_photo_args(p)
@@ -95,23 +96,28 @@ def add_score(sub: argparse._SubParsersAction) -> None:
 
 def _read_photo_arg(args: argparse.Namespace):
     """The detector and the read photo of ``read``/``score``; a bad photo becomes a one-line ValueError."""
+    import time
+
     from api.errors import ApiError
-    from api.vision_service import read_photo
-    from vision.detect import get_detector
+    from api.uploads import decode_image
+    from pipeline.photo import read_photo
+    from pipeline.settings import Settings, open_detector
 
     if not args.image.is_file():
         raise ValueError(f"{args.image}: no such file")
-    detector = get_detector(args.model)
+    detector = open_detector(Settings.from_env(model=args.model))
+    start = time.perf_counter()
     try:
-        return detector, read_photo(detector, args.image.read_bytes(), turned=args.turned)
+        image = decode_image(args.image.read_bytes())
     except ApiError as exc:
         raise ValueError(f"{args.image}: {exc.message}") from None
+    return detector, read_photo(detector, image, turned=args.turned, start=start)
 
 
 def _write_annotation(photo, out: Path) -> None:
     import base64
 
-    from api.vision_service import annotated_jpeg
+    from pipeline.photo import annotated_jpeg
 
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(base64.b64decode(annotated_jpeg(photo)))
@@ -132,7 +138,7 @@ def _print_reading(result: dict) -> None:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from api.vision_service import read_response
+    from pipeline.photo import read_response
 
     detector, photo = _read_photo_arg(args)
     result = read_response(photo, detector.model_path.name)
@@ -151,7 +157,7 @@ def run_score(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from api.schemas import ScoreContext
-    from api.vision_service import score_reading
+    from pipeline.photo import score_reading
 
     try:
         ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,

@@ -29,19 +29,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import avx2_only
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import avx2_only  # noqa: E402
-
-from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
-from vision.detect import DEFAULT_MODEL, Detector, _postprocess  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.evaluate import (  # noqa: E402
+from vision.classes import CLASS_NAMES, OTHER
+from vision.detect import DEFAULT_MODEL, Detector, _postprocess
+from vision.detections import Detections
+from vision.evaluate import (
     LOOKALIKES,
     SUITED,
     EvalResult,
@@ -50,6 +45,8 @@ from vision.evaluate import (  # noqa: E402
     named_by_labels,
     with_alternatives,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 REAL = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4"
 REAL_REMAP = {27: OTHER}  # the real data's class 27 is "other"; ours is 28 (27 = back)

@@ -42,7 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.detect import DEFAULT_MODEL, get_detector, load_image
+from pipeline.settings import Settings, open_detector
+from vision.detect import DEFAULT_MODEL, load_image
 from vision.detections import Detections, box_iou, repeated_boxes
 from vision.layout import Layout, layout
 from vision.reading import FOREIGN_P, TRAINED_OTHER_P, Reading, read
@@ -190,11 +191,12 @@ class PhotoResult:
 
 
 def run_photo(exp: Expected, model_path: str | Path | None = None, turned: bool = True,
-              foreign_p: float = FOREIGN_P) -> PhotoResult:
+              foreign_p: float = FOREIGN_P, classifier: str | None = None) -> PhotoResult:
     """Detect, lay out and read one photo (model_path None: ``$ZHUOJI_MODEL`` or the shipped model), as
     ``zhuoji read`` does (``turned``: the detector's second look at the photo turned 180°; ``foreign_p``: the
-    share of boxes expected to be no tile of the set, see :func:`vision.reading.read`)."""
-    detector = get_detector(model_path)
+    share of boxes expected to be no tile of the set, see :func:`vision.reading.read`; ``classifier``: a crop
+    classifier path or ``none``, default ``$ZHUOJI_CLASSIFIER`` or the shipped one)."""
+    detector = open_detector(Settings.from_env(model=model_path, classifier=classifier))
     image = load_image(exp.image)
     t0 = time.perf_counter()
     dets = detector(image, turned=turned)
@@ -303,19 +305,17 @@ def main() -> None:
     parser.add_argument("--classifier", help="crop classifier ONNX, or 'none' for the detector alone (default: "
                                              "$ZHUOJI_CLASSIFIER or the shipped models/zhuoji-crops-int8.onnx)")
     args = parser.parse_args()
-    if args.classifier:
-        os.environ["ZHUOJI_CLASSIFIER"] = args.classifier  # read by get_detector, as in the service
     if not 0.0 < args.foreign_p < 1.0:
         parser.error("--foreign-p must lie strictly between 0 and 1")
     model = Path(args.model or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
     if not model.is_file():
         raise SystemExit(f"model not found: {model} (pass --model PATH)")
-    detector = get_detector(model)  # load once, outside the timings
+    detector = open_detector(Settings.from_env(model=model, classifier=args.classifier))  # load once, untimed
     closer = [part.model_path.name for part in (detector.classifier, detector.back_check) if part is not None]
     print(f"columns ✓/✗: exact hand with {', '.join(CONFIGS)}; '·' = other (not a tile of the set)\n")
     results = []
     for exp in load_set(args.set):
-        r = run_photo(exp, model, args.turned, args.foreign_p)
+        r = run_photo(exp, model, args.turned, args.foreign_p, args.classifier)
         print_photo(r)
         results.append(r)
     t = totals(results)

@@ -21,13 +21,11 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from vision.classes import CLASS_NAMES
+from vision.classify import CROP_SIZE, crop_tiles
+from vision.images import ImageError, load_image
 
-from vision.classes import CLASS_NAMES  # noqa: E402
-from vision.classify import CROP_SIZE, crop_tiles  # noqa: E402
-from vision.images import ImageError, load_image  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 def label_path(image: Path) -> Path:

@@ -20,17 +20,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: make `vision` importable
-    sys.path.insert(0, str(REPO))
+from vision.classes import CLASS_NAMES, OTHER
+from vision.detections import repeated_boxes
 
-from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
-from vision.detections import repeated_boxes  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 SHARED = REPO.parent / "shared"
 SOURCE = "datasets/rf-chinese-mahjong-v4"

@@ -49,11 +49,9 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: make `vision` importable
-    sys.path.insert(0, str(REPO))
+from vision.classes import BACK, CLASS_NAMES, OTHER
 
-from vision.classes import BACK, CLASS_NAMES, OTHER  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 SHARED = REPO.parent / "shared"
 FLUFFY_DIR = "tile-art/fluffystuff-cc0/Export/Regular"

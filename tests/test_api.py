@@ -23,8 +23,8 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.errors import ApiError
+from api.runner import InferenceRunner
 from api.uploads import MAX_IMAGE_BYTES
-from api.vision_service import InferenceRunner
 from vision.back_check import DEFAULT_BACK_CHECK
 from vision.classify import DEFAULT_CLASSIFIER
 from vision.detect import DEFAULT_MODEL

@@ -82,7 +82,7 @@ def test_human_readable_read_prints_the_melds(tmp_path: Path, monkeypatch: pytes
     # detector is replaced by one that returns a generated hand with two pongs, so the printing is what is tested.
     import numpy as np
 
-    import vision.detect
+    import pipeline.settings
     from vision.layout_synth import generate
 
     scene = generate(np.random.default_rng(1), (), meld_types=["pong", "pong"], meld_place="right", river=False,
@@ -96,7 +96,7 @@ def test_human_readable_read_prints_the_melds(tmp_path: Path, monkeypatch: pytes
         def __call__(self, image, **kwargs):
             return scene.dets
 
-    monkeypatch.setattr(vision.detect, "get_detector", lambda model=None: Generated())
+    monkeypatch.setattr(pipeline.settings, "open_detector", lambda settings: Generated())
     assert main(["read", str(photo), "--json"]) == 0
     melds = json.loads(capsys.readouterr().out)["hand"]["melds"]
     assert [m["type"] for m in melds] == ["pong", "pong"]

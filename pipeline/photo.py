@@ -1,30 +1,29 @@
-"""Photo glue for the HTTP API: bytes → image → detections → layout → reading → hand analysis.
+"""Photos: image → detections → layout → reading → hand request → hand analysis.
 
-Each step is a stage function of ``vision/`` or ``scoring/``; this module only joins them, runs them off the
-event loop, and shapes the answers (every box with its role, so the web page can let people correct a tile and
-re-score the hand through /v1/hand without running the detector again).
+Each step is a stage function of ``vision/`` or ``scoring/``; this module only joins them and shapes the
+answers (every box with its role, so the web page can let people correct a tile and re-score the hand
+through /v1/hand without running the detector again). Images arrive decoded: parsing bytes is the shells' job.
 """
 
 from __future__ import annotations
 
 import base64
-import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import cv2
 import numpy as np
 from pydantic import ValidationError
 
-from api.errors import ApiError, error_body
-from api.schemas import (
+from pipeline.errors import Refused
+from pipeline.hand import DrawHand, analyze
+from pipeline.models import (
     Alternative,
     DetectedTile,
     DetectResponse,
     ErrorBody,
+    HandAnalysis,
     HandRead,
     HandRequest,
     ImageInfo,
@@ -35,48 +34,15 @@ from api.schemas import (
     ScoreContext,
     ScoreResponse,
 )
-from api.scoring_service import analyze
-from api.uploads import decode_image
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
 from vision.classes import CLASS_NAMES
-from vision.detect import DEFAULT_MODEL, Detector, back_check_choice, classifier_choice, get_detector
+from vision.detect import Detector
 from vision.detections import Detections
 from vision.layout import Layout, layout
 from vision.reading import Reading, read
 
-T = TypeVar("T")
 ANNOTATED_MAX_SIDE = 1280  # the annotated JPEG is for a phone screen; full resolution only costs bandwidth
-
-
-def load_detector(model_path: str | os.PathLike | None, threads: int | None) -> Detector:
-    """The process's detector: ``get_detector``'s shared one, or a private session with ``threads`` threads
-    (several workers on one machine should split the cores instead of each taking all of them)."""
-    if threads is None:
-        return get_detector(model_path)
-    path = model_path or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL
-    return Detector(path, threads=threads, classifier=classifier_choice(), back_check=back_check_choice())
-
-
-class InferenceRunner:
-    """Runs photo jobs in worker threads, ``concurrency`` at a time, refusing new ones (503) when
-    ``max_waiting`` are already queued: under overload clients get a quick "busy, retry" instead of a
-    timeout, and memory stays bounded (each job holds one decoded photo)."""
-
-    def __init__(self, concurrency: int, max_waiting: int) -> None:
-        self.limiter = anyio.CapacityLimiter(max(1, concurrency))
-        self.max_waiting = max_waiting
-        self.pending = 0
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        if self.pending >= self.limiter.total_tokens + self.max_waiting:
-            raise ApiError(503, "busy", "the server is busy with other photos: retry in a moment",
-                           headers={"Retry-After": "1"})
-        self.pending += 1
-        try:
-            return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
-        finally:
-            self.pending -= 1
 
 
 # ---------------------------------------------------------------------------------------- photo → tiles
@@ -97,10 +63,9 @@ def _image_info(image: np.ndarray) -> ImageInfo:
     return ImageInfo(width=int(image.shape[1]), height=int(image.shape[0]))
 
 
-def detect_photo(detector: Detector, data: bytes) -> DetectResponse:
-    """``POST /v1/detect``: boxes, tile names and confidences."""
-    start = time.perf_counter()
-    image = decode_image(data)
+def detect_photo(detector: Detector, image: np.ndarray, start: float | None = None) -> DetectResponse:
+    """``POST /v1/detect``: boxes, tile names and confidences (``start``: when decoding began, for ``seconds``)."""
+    start = time.perf_counter() if start is None else start
     dets = detector(image)
     tiles = [DetectedTile(index=i, tile=d["tile"], box=d["box"], confidence=d["confidence"],
                           alternatives=[Alternative(**a) for a in d["alternatives"]])
@@ -109,11 +74,11 @@ def detect_photo(detector: Detector, data: bytes) -> DetectResponse:
                           seconds=round(time.perf_counter() - start, 3))
 
 
-def read_photo(detector: Detector, data: bytes, field: str = "image", turned: bool = True) -> Photo:
-    """Decode, detect, group (``vision.layout``) and read (``vision.reading``) one hand photo. ``turned``: the
-    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time)."""
-    start = time.perf_counter()
-    image = decode_image(data, field)
+def read_photo(detector: Detector, image: np.ndarray, turned: bool = True, start: float | None = None) -> Photo:
+    """Detect, group (``vision.layout``) and read (``vision.reading``) one decoded hand photo. ``turned``: the
+    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time); ``start``:
+    when decoding began, for ``seconds``."""
+    start = time.perf_counter() if start is None else start
     dets = detector(image, turned=turned)
     lay = layout(dets, mode="hand")
     reading = read(dets, lay, image)
@@ -185,12 +150,12 @@ def hand_request(reading: Reading, ctx: ScoreContext) -> tuple[HandRequest | Non
     reading cannot be scored yet (which the page shows next to the tiles to correct)."""
     assumptions: list[str] = []
     if "?" in reading.concealed_tiles:
-        return None, [], ErrorBody(**error_body("unreadable_tile", "a concealed tile could not be read: tap it "
-                                                                   "and choose the right tile")["error"])
+        return None, [], ErrorBody(code="unreadable_tile", message="a concealed tile could not be read: tap it "
+                                                                  "and choose the right tile")
     hidden = [m for m in reading.melds if m["tile"] is None]
     if hidden:
-        return None, [], ErrorBody(**error_body("hidden_kong", "a 闷豆 (concealed kong) lies face down: tap it "
-                                                               "and choose its tile")["error"])
+        return None, [], ErrorBody(code="hidden_kong", message="a 闷豆 (concealed kong) lies face down: tap it "
+                                                              "and choose its tile")
     concealed = list(reading.concealed_tiles)
     melds = [MeldIn(type=m["type"], tile=m["tile"]) for m in reading.melds]
     count = len(concealed) + 3 * len(melds)
@@ -201,13 +166,13 @@ def hand_request(reading: Reading, ctx: ScoreContext) -> tuple[HandRequest | Non
             win_tile = concealed[-1]
             assumptions.append(f"winning tile not given: took the last tile of the hand, {win_tile}")
         elif win_tile not in concealed:
-            return None, [], ErrorBody(**error_body("invalid_hand", f"the winning tile {win_tile} is not among the "
-                                                                    f"14 tiles in the photo")["error"])
+            return None, [], ErrorBody(code="invalid_hand", message=f"the winning tile {win_tile} is not among "
+                                                                   f"the 14 tiles in the photo")
         concealed.remove(win_tile)
     elif count != 13:
-        return None, [], ErrorBody(**error_body(
-            "count_mismatch", f"the photo shows {count} tiles (concealed + 3 per meld); a hand has 13 (waiting) or "
-                              f"14 (won): correct the tiles or retake")["error"])
+        return None, [], ErrorBody(
+            code="count_mismatch", message=f"the photo shows {count} tiles (concealed + 3 per meld); a hand has 13 "
+                                           f"(waiting) or 14 (won): correct the tiles or retake")
     flipped = ctx.flipped
     if flipped is None and reading.indicator is not None:
         flipped = reading.indicator
@@ -223,20 +188,39 @@ def hand_request(reading: Reading, ctx: ScoreContext) -> tuple[HandRequest | Non
     return req, assumptions, None
 
 
-def score_photo(detector: Detector, data: bytes, ctx: ScoreContext) -> ScoreResponse:
-    """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
-    return score_reading(read_photo(detector, data), ctx, detector.model_path.name)
-
-
-def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:
-    """Score the hand a read photo shows under ``ctx`` (the scoring half of ``score_photo``)."""
-    req, assumptions, problem = hand_request(photo.reading, ctx)
+def score_hand(reading: Reading, ctx: ScoreContext
+               ) -> tuple[HandRequest | None, list[str], HandAnalysis | None, ErrorBody | None]:
+    """The hand a reading shows, scored under ``ctx``: the request, the assumptions made, the analysis, or why
+    there is none (shared by /v1/score, ``zhuoji score`` and live mode)."""
+    req, assumptions, problem = hand_request(reading, ctx)
     analysis = None
     if req is not None:
         try:
             analysis = analyze(req)
-        except ApiError as exc:  # the tiles as read make an impossible hand: say so next to the reading
+        except Refused as exc:  # the tiles as read make an impossible hand: say so next to the reading
             problem = ErrorBody(code=exc.code, message=exc.message)
+    return req, assumptions, analysis, problem
+
+
+def score_photo(detector: Detector, image: np.ndarray, ctx: ScoreContext, start: float | None = None) -> ScoreResponse:
+    """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
+    return score_reading(read_photo(detector, image, start=start), ctx, detector.model_path.name)
+
+
+def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:
+    """Score the hand a read photo shows under ``ctx`` (the scoring half of ``score_photo``)."""
+    req, assumptions, analysis, problem = score_hand(photo.reading, ctx)
     return ScoreResponse(**read_response(photo, model), context=ctx, hand_request=req,
                          assumptions=assumptions, analysis=analysis, score_error=problem,
                          annotated_jpeg=annotated_jpeg(photo) if ctx.annotate else None)
+
+
+def photo_hand(reading: Reading, seat: int) -> DrawHand:
+    """A seat's hand for 黄牌查叫 (the draw check) as read from its photo; refused when a tile is unreadable."""
+    if "?" in reading.concealed_tiles or any(m["tile"] is None for m in reading.melds):
+        raise Refused("unreadable_tile", f"photo{seat}: a tile could not be read (or a 闷豆 lies face down); "
+                                         f"retake it or send hand{seat} as text")
+    return DrawHand(seat=seat, concealed=list(reading.concealed_tiles),
+                    melds=[MeldIn(type=m["type"], tile=m["tile"]) for m in reading.melds], source="photo",
+                    seen=[t for t in reading.river if t != "?"],
+                    retake=[RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake])

@@ -1,4 +1,4 @@
-"""Scoring glue for the HTTP API: request models in, the engine's stage functions, response models out.
+"""Hands and tables: typed requests in, the engine's stage functions, typed results out.
 
 Nothing here scores: ``scoring.analyze_hand``, ``scoring.settle`` and ``scoring.hand.best_wait_fan`` do. This
 module adds what a person at the table asks next: how many copies of each wait are still unseen, which
@@ -13,8 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.errors import ApiError, invalid_input
-from api.schemas import (
+from pydantic import ValidationError
+
+from pipeline.errors import Refused, refusing
+from pipeline.models import (
     ChajiaoPlayerResult,
     ChajiaoResponse,
     ChajiaoWait,
@@ -88,7 +90,7 @@ def analyze(req: HandRequest) -> HandAnalysis:
     """One hand: with a winning tile its type, fan and win value; without, its waits (听牌); always the copies
     of each wait still unseen and the chickens held."""
     melds = meld_dicts(req.melds)
-    with invalid_input():
+    with refusing():
         names = parse_tiles(req.concealed)
         seen = parse_tiles(req.seen) if isinstance(req.seen, str) else list(req.seen)
         result = analyze_hand(names, req.win_tile, melds, req.self_drawn, req.rules, **_context(req))
@@ -132,7 +134,7 @@ def analyze(req: HandRequest) -> HandAnalysis:
 
 def settle_table(req: SettleRequest) -> SettleResponse:
     """``scoring.settle`` on a validated table state."""
-    with invalid_input("invalid_table"):
+    with refusing("invalid_table"):
         result = settle(req.model_dump(by_alias=True, exclude_unset=True))
     return SettleResponse.model_validate(result)
 
@@ -162,7 +164,7 @@ def _filler_hand(used: Counter[str], seed: int) -> list[str]:
         hand = rng.sample(pool, 13)
         if not waits(hand):
             return hand
-    raise ApiError(422, "invalid_hand", "cannot complete the table around the hands given")  # pragma: no cover
+    raise Refused("invalid_hand", "cannot complete the table around the hands given")  # pragma: no cover
 
 
 def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> ChajiaoResponse:
@@ -173,9 +175,9 @@ def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> 
     """
     seats = [h.seat for h in hands]
     if len(set(seats)) != len(seats):
-        raise ApiError(422, "invalid_hand", f"a seat is given twice: {sorted(seats)}")
+        raise Refused("invalid_hand", f"a seat is given twice: {sorted(seats)}")
     if not 2 <= len(hands) <= SEATS:
-        raise ApiError(422, "invalid_hand", f"give 2 to 4 hands, not {len(hands)}")
+        raise Refused("invalid_hand", f"give 2 to 4 hands, not {len(hands)}")
     by_seat = {h.seat: h for h in hands}
     shown = [t for h in hands for t in [*h.concealed, *meld_tiles(h.melds)]]
     used = Counter(shown)
@@ -192,7 +194,7 @@ def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> 
                  for m in meld_dicts(hand.melds)]
         players.append({"concealed": to_mpsz(hand.concealed), "melds": melds, "bao_ting": hand.bao_ting})
     state = {"rules": rules, "dealer": dealer, "streak": streak, "players": players, "outcome": {"type": "draw"}}
-    with invalid_input():
+    with refusing():
         result = settle(state)
     ledger = [t for t in result["ledger"] if t["from"] in by_seat and t["to"] in by_seat]
     totals = [0] * SEATS
@@ -208,7 +210,7 @@ def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> 
             lines.append(f"P{seat}: hand not shown, left out of the check")
             continue
         row = result["players"][seat]
-        with invalid_input():
+        with refusing():
             fan, key = best_wait_fan(hand.concealed, meld_dicts(hand.melds), rules)
         rows.append(ChajiaoPlayerResult(
             seat=seat, given=True, source=hand.source, concealed=to_mpsz(hand.concealed), melds=hand.melds,
@@ -225,3 +227,20 @@ def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> 
     return ChajiaoResponse(rules=result["rules"]["preset"], players=rows,
                            ledger=[TransferOut.model_validate(t) for t in ledger],
                            next_dealer=result["next_dealer"] if len(hands) == SEATS else None, explanation=lines)
+
+
+def text_hand(seat: int, text: str) -> DrawHand:
+    """``"123m456p789s1p pong:5m"``: MPSZ concealed tiles, then melds as TYPE:TILE (as ``zhuoji hand --meld``)."""
+    tiles, melds = [], []
+    for token in text.split():
+        kind, sep, tile = token.partition(":")
+        if sep:
+            try:
+                melds.append(MeldIn.model_validate({"type": kind, "tile": tile}))
+            except ValidationError:
+                raise Refused("invalid_hand", f"hand{seat}: meld {token!r}: expected TYPE:TILE with TYPE one "
+                                              f"of pong, kong, added_kong, concealed_kong") from None
+        else:
+            with refusing():
+                tiles += parse_tiles(token)
+    return DrawHand(seat=seat, concealed=tiles, melds=melds)
