@@ -21,10 +21,10 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from api.errors import install_error_handlers
+from api.responses import Health
 from api.routes_scoring import router as scoring_router
 from api.routes_vision import router as vision_router
 from api.runner import InferenceRunner
-from api.schemas import Health
 from api.uploads import BodyLimitMiddleware, body_limit
 from pipeline.settings import Settings, open_detector
 from vision.classes import NUM_CLASSES

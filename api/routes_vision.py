@@ -13,17 +13,17 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from api.errors import ApiError
-from api.schemas import (
+from api.responses import ErrorResponse
+from api.uploads import check_image, decode_image
+from pipeline.hand import DrawHand, chajiao, text_hand
+from pipeline.models import (
     ChajiaoResponse,
     DetectResponse,
-    ErrorResponse,
     Preset,
     ReadResponse,
     ScoreContext,
     ScoreResponse,
 )
-from api.uploads import check_image, decode_image
-from pipeline.hand import DrawHand, chajiao, text_hand
 from pipeline.photo import Photo as ReadPhoto
 from pipeline.photo import detect_photo, photo_hand, read_photo, read_response, score_photo
 from vision.detect import Detector

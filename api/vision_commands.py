@@ -143,7 +143,7 @@ def run_read(args: argparse.Namespace) -> int:
     detector, photo = _read_photo_arg(args)
     result = read_response(photo, detector.model_path.name)
     if args.json:
-        from api.schemas import ReadResponse
+        from pipeline.models import ReadResponse
 
         print(ReadResponse(**result).model_dump_json(by_alias=True))
     else:
@@ -156,7 +156,7 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from api.schemas import ScoreContext
+    from pipeline.models import ScoreContext
     from pipeline.photo import score_reading
 
     try:
