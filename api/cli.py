@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from api.cli_options import add_win_context_options
+from api.cli_options import add_win_context_options, win_flags
 
 if TYPE_CHECKING:
     from scoring.melds import Meld
@@ -102,8 +102,7 @@ def run_hand(args: argparse.Namespace) -> int:
     from scoring import analyze_hand
 
     result = analyze_hand(args.concealed, args.win, _melds(args.meld), args.self_drawn, args.rules,
-                          kong_draw=args.kong_draw, hot_discard=args.hot_discard, robbed_kong=args.robbed_kong,
-                          bao_ting=args.bao_ting, discarder_bao_ting=args.discarder_bao_ting)
+                          **win_flags(args))
     if args.json:
         _print_json(result)
     else:

@@ -156,13 +156,13 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
+    from api.cli_options import win_flags
     from pipeline.models import ScoreContext
     from pipeline.photo import score_reading
 
     try:
         ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,
-                           kong_draw=args.kong_draw, hot_discard=args.hot_discard, robbed_kong=args.robbed_kong,
-                           bao_ting=args.bao_ting, discarder_bao_ting=args.discarder_bao_ting, annotate=False)
+                           annotate=False, **win_flags(args))
     except ValidationError as exc:
         raise ValueError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
     detector, photo = _read_photo_arg(args)

@@ -31,11 +31,11 @@ from pipeline.models import (
     SettleResponse,
     TransferOut,
     WaitOut,
-    WinContext,
+    win_flags,
 )
 from scoring import analyze_hand, parse_tiles, settle, waits
 from scoring.chickens import YAOJI, ChickenKinds, flipped_chicken
-from scoring.hand import CONTEXT_KEYS, best_wait_fan
+from scoring.hand import best_wait_fan
 from scoring.rules import HAND_TYPES, get_rules
 from scoring.tiles import COPIES, TILES, to_counts, to_mpsz
 
@@ -81,11 +81,6 @@ def chickens_held(tiles: Sequence[str], flipped: str | None, rules: Any) -> Chic
                        total=sum(c.count * c.value for c in out))
 
 
-def _context(ctx: WinContext) -> dict[str, bool]:
-    """The flags ``scoring.analyze_hand`` takes as keyword context (self_drawn is a parameter of its own)."""
-    return {k: getattr(ctx, k) for k in CONTEXT_KEYS}
-
-
 def analyze(req: HandRequest) -> HandAnalysis:
     """One hand: with a winning tile its type, fan and win value; without, its waits (听牌); always the copies
     of each wait still unseen and the chickens held."""
@@ -93,10 +88,10 @@ def analyze(req: HandRequest) -> HandAnalysis:
     with refusing():
         names = parse_tiles(req.concealed)
         seen = parse_tiles(req.seen) if isinstance(req.seen, str) else list(req.seen)
-        result = analyze_hand(names, req.win_tile, melds, req.self_drawn, req.rules, **_context(req))
+        result = analyze_hand(names, req.win_tile, melds, req.self_drawn, req.rules, **win_flags(req))
         # The waits of the 13 tiles before the win: what else the hand could have won on, and what is left.
         waiting = result if req.win_tile is None else analyze_hand(names, None, melds, False, req.rules,
-                                                                   **_context(req))
+                                                                   **win_flags(req))
     held = [*names, *meld_tiles(req.melds), *([req.win_tile] if req.win_tile else [])]
     left, notes = copies_left(held, [*seen, *([req.flipped] if req.flipped else [])])
     wait_list = [WaitOut(tile=w["tile"], hand_type=_type(w["hand_type"], w["fan"]),

@@ -19,8 +19,10 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StrictStr,
+    create_model,
 )
 
+from scoring.hand import WIN_FLAGS
 from scoring.rules import get_rules
 from scoring.tiles import tile_index
 
@@ -85,15 +87,16 @@ class MeldIn(StrictModel):
     late: StrictBool = Field(False, description="LPS 憨包豆: declared a round later than first possible")
 
 
-class WinContext(StrictModel):
-    """How the hand was won (ignored while the hand is only waiting, except for the win values per wait)."""
+def _win_flags(kind: Any) -> dict[str, Any]:
+    """The win-context flag fields, from their one definition (``scoring.hand.WIN_FLAGS``), in its order."""
+    return {name: (kind, Field(False, description=f"{term}: {meaning}")) for name, (term, meaning) in WIN_FLAGS.items()}
 
-    self_drawn: StrictBool = Field(False, description="自摸: the winner drew the tile himself")
-    kong_draw: StrictBool = Field(False, description="杠上花: won on a kong replacement draw (self-drawn)")
-    hot_discard: StrictBool = Field(False, description="热炮: the discarder's first discard after his kong")
-    robbed_kong: StrictBool = Field(False, description="抢杠: won on another player's added kong")
-    bao_ting: StrictBool = Field(False, description="报听: the player declared ready at the start")
-    discarder_bao_ting: StrictBool = Field(False, description="杀报: the discarder declared 报听")
+
+WinContext = create_model(
+    "WinContext", __base__=StrictModel,
+    __doc__="How the hand was won (ignored while the hand is only waiting, except for the win values per wait).",
+    self_drawn=(StrictBool, Field(False, description="自摸: the winner drew the tile himself")),
+    **_win_flags(StrictBool))
 
 
 class HandRequest(WinContext):
@@ -364,20 +367,21 @@ def _blank_to_none(value: Any) -> Any:
 OptionalTile = Annotated[Tile | None, BeforeValidator(_blank_to_none)]
 
 
-class ScoreContext(BaseModel):
-    """The context of a photographed hand: rules and how it was won (form fields of /v1/score, beside the
-    ``image`` file; unknown fields are refused by the route)."""
+ScoreContext = create_model(
+    "ScoreContext",
+    __doc__="The context of a photographed hand: rules and how it was won (form fields of /v1/score, beside the\n"
+            "``image`` file; unknown fields are refused by the route).",
+    rules=(Preset, "gy-normal"),
+    win_tile=(OptionalTile, Field(None, description="the winning tile; default: the last tile of a 14-tile hand")),
+    flipped=(OptionalTile, Field(None, description="翻鸡 indicator; default: the tile lying apart in the photo")),
+    self_drawn=(bool, Field(False, description="自摸 (self-drawn); false: 点炮 (won on a discard)")),
+    **_win_flags(bool),
+    annotate=(bool, Field(True, description="include the annotated photo (base64 JPEG)")))
 
-    rules: Preset = "gy-normal"
-    win_tile: OptionalTile = Field(None, description="the winning tile; default: the last tile of a 14-tile hand")
-    flipped: OptionalTile = Field(None, description="翻鸡 indicator; default: the tile lying apart in the photo")
-    self_drawn: bool = Field(False, description="自摸 (self-drawn); false: 点炮 (won on a discard)")
-    kong_draw: bool = Field(False, description="杠上花: won on a kong replacement draw")
-    hot_discard: bool = Field(False, description="热炮: the discarder's first discard after his kong")
-    robbed_kong: bool = Field(False, description="抢杠: won on another player's added kong")
-    bao_ting: bool = Field(False, description="报听: the player declared ready at the start")
-    discarder_bao_ting: bool = Field(False, description="杀报: the discarder declared 报听")
-    annotate: bool = Field(True, description="include the annotated photo (base64 JPEG)")
+
+def win_flags(ctx: BaseModel) -> dict[str, bool]:
+    """The win-context flags of a :data:`WinContext` or :data:`ScoreContext` (self_drawn apart), as keywords."""
+    return {name: getattr(ctx, name) for name in WIN_FLAGS}
 
 
 class ReadTile(OutModel):

@@ -33,6 +33,7 @@ from pipeline.models import (
     RetakeReason,
     ScoreContext,
     ScoreResponse,
+    win_flags,
 )
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
@@ -180,8 +181,7 @@ def hand_request(reading: Reading, ctx: ScoreContext) -> tuple[HandRequest | Non
     try:
         req = HandRequest(concealed=to_mpsz(concealed), melds=melds, win_tile=win_tile, rules=ctx.rules,
                           flipped=flipped, seen=[t for t in reading.river if t != "?"], self_drawn=ctx.self_drawn,
-                          kong_draw=ctx.kong_draw, hot_discard=ctx.hot_discard, robbed_kong=ctx.robbed_kong,
-                          bao_ting=ctx.bao_ting, discarder_bao_ting=ctx.discarder_bao_ting)
+                          **win_flags(ctx))
     except ValidationError as exc:  # e.g. a river of hundreds of boxes on a photo of a whole tile wall
         message = "; ".join(e["msg"] for e in exc.errors()[:3])
         return None, [], ErrorBody(code="invalid_hand", message=f"the tiles read cannot be scored: {message}")
