@@ -24,8 +24,8 @@ from vision.classes import CLASS_NAMES, OTHER
 from vision.classify import DEFAULT_CLASSIFIER, DETECTOR_WEIGHT, Classifier, combine
 from vision.detect import DEFAULT_MODEL, Detector
 from vision.detections import Detections, box_iou
-from vision.evaluate import read_yolo_labels
 from vision.images import load_image
+from vision.labels import read_yolo_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -45,6 +45,7 @@ import numpy as np
 from pipeline.settings import Settings, open_detector
 from vision.detect import DEFAULT_MODEL, load_image
 from vision.detections import Detections, box_iou, repeated_boxes
+from vision.labels import parse_yolo, to_xyxy
 from vision.layout import Layout, layout
 from vision.reading import FOREIGN_P, TRAINED_OTHER_P, Reading, read
 
@@ -98,11 +99,10 @@ def read_labels(path: Path, width: int, height: int) -> tuple[np.ndarray, list[s
     for the photos of this set (one row, near horizontal) this is left to right. A box that repeats an earlier
     one of its class (``repeated_boxes``) is dropped: the source labels a few tiles twice.
     """
-    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-    cxcywh = np.array([[float(v) for v in r[1:5]] for r in rows], dtype=np.float64).reshape(-1, 4)
-    cxcywh *= [width, height, width, height]
-    xyxy = np.concatenate([cxcywh[:, :2] - cxcywh[:, 2:] / 2, cxcywh[:, :2] + cxcywh[:, 2:] / 2], 1)
-    cls = [int(r[0]) for r in rows]
+    ids, cxcywh = parse_yolo(path.read_text(), np.float64)
+    xyxy = to_xyxy(cxcywh, width, height)
+    cxcywh = cxcywh * [width, height, width, height]
+    rows, cls = list(range(len(ids))), [int(c) for c in ids]
     unique = np.flatnonzero(~repeated_boxes(xyxy, cls))
     rows, cxcywh, xyxy, cls = [rows[i] for i in unique], cxcywh[unique], xyxy[unique], [cls[i] for i in unique]
     centres = cxcywh[:, :2] - cxcywh[:, :2].mean(0)

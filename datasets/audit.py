@@ -27,7 +27,7 @@ from datasets.mix import source_photo
 from vision.classes import CLASS_NAMES
 from vision.detect import DEFAULT_MODEL, Detector
 from vision.detections import box_iou
-from vision.evaluate import read_yolo_labels
+from vision.labels import read_yolo_labels
 
 REPO = Path(__file__).resolve().parents[1]
 

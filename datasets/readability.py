@@ -34,7 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.classes import CLASS_NAMES
-from vision.evaluate import read_yolo_labels
+from vision.labels import read_yolo_labels
 
 REPO = Path(__file__).resolve().parents[1]
 

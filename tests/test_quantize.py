@@ -13,7 +13,7 @@ from api.cli import main as cli_main
 from vision.classify import Classifier, crop_tiles, to_input
 from vision.detect import Detector
 from vision.detections import box_iou
-from vision.evaluate import read_yolo_labels
+from vision.labels import read_yolo_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "models"

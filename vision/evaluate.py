@@ -16,23 +16,10 @@ from tqdm import tqdm
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.detections import Detections, box_iou
+from vision.labels import read_yolo_labels
 
 Prediction = tuple[np.ndarray, np.ndarray, np.ndarray]
 SUITED = list(range(27))
-
-
-def read_yolo_labels(label_path: Path, width: int, height: int, remap: dict[int, int] | None = None
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """YOLO txt (class cx cy w h, normalised) → (xyxy pixels, class ids), with an optional class remap."""
-    rows = [r.split() for r in label_path.read_text().splitlines() if r.strip()] if label_path.exists() else []
-    if not rows:
-        return np.zeros((0, 4), np.float32), np.zeros(0, np.int64)
-    arr = np.array([[float(v) for v in r[:5]] for r in rows], np.float32)
-    cls = arr[:, 0].astype(np.int64)
-    if remap:
-        cls = np.array([remap.get(int(c), int(c)) for c in cls], np.int64)
-    cx, cy, w, h = arr[:, 1] * width, arr[:, 2] * height, arr[:, 3] * width, arr[:, 4] * height
-    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1), cls
 
 
 def read_difficult(path: Path, count: int) -> np.ndarray:
