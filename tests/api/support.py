@@ -12,7 +12,7 @@ from vision.classes import CLASS_NAMES
 from vision.detect import DEFAULT_MODEL
 from vision.detections import Detections
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED_TEST_IMAGES = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4" / "images" / "test"
 SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg")) or sorted(SHARED_TEST_IMAGES.glob("*.jpg"))[:5]
 

@@ -17,7 +17,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from api_support import SAMPLES, WIN_ROW, ScriptedDetector, blank_photo, encode, model_path
 from fastapi import HTTPException
 from fastapi.testclient import TestClient
 
@@ -25,12 +24,13 @@ from api.app import create_app
 from api.errors import ApiError
 from api.runner import InferenceRunner
 from api.uploads import MAX_IMAGE_BYTES
+from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, blank_photo, encode
 from vision.back_check import DEFAULT_BACK_CHECK
 from vision.classify import DEFAULT_CLASSIFIER
 from vision.detect import DEFAULT_MODEL
 from vision.detections import box_iou
 
-TABLES = Path(__file__).parent / "data" / "tables"
+TABLES = Path(__file__).parents[1] / "data" / "tables"
 
 
 def error_of(response) -> dict:
@@ -38,25 +38,6 @@ def error_of(response) -> dict:
     assert set(body) == {"error"}, body
     assert body["error"]["code"] and body["error"]["message"], body
     return body["error"]
-
-
-@pytest.fixture(scope="module")
-def client():
-    """The app with its real model when there is one (shipped or ZHUOJI_MODEL), else without a model."""
-    app = create_app(model_path=model_path() or "/nonexistent/model.onnx")
-    with TestClient(app) as c:
-        yield c
-    assert app.state.internal_errors == 0
-
-
-@pytest.fixture(scope="module")
-def scripted():
-    """The app with a detector that always 'sees' WIN_ROW: the full photo pipeline on a known hand."""
-    app = create_app(model_path="/nonexistent/model.onnx")
-    with TestClient(app) as c:
-        app.state.detector = ScriptedDetector(WIN_ROW)
-        yield c
-    assert app.state.internal_errors == 0
 
 
 def needs_model(client) -> None:

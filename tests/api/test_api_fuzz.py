@@ -13,7 +13,6 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.app import create_app
 from scoring.rules import Rules
 from scoring.tiles import TILES
 
@@ -23,11 +22,8 @@ PRESETS = ["gy-normal", "gy-reduced", "liupanshui"]
 
 
 @pytest.fixture(scope="module")
-def client():
-    app = create_app(model_path="/nonexistent/model.onnx")  # text endpoints only: no model needed
-    with TestClient(app) as c:
-        yield c
-    assert app.state.internal_errors == 0
+def client(text_client):
+    return text_client  # text endpoints only: no model needed
 
 
 scalars = (st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=True, allow_infinity=True)

@@ -14,7 +14,7 @@ import pytest
 from api.cli import main
 from vision.detect import DEFAULT_MODEL
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PHOTO = ROOT / "datasets" / "samples" / "sample_02.jpg"
 
 pytestmark = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),

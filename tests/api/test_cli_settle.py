@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from settle_tables import example
 
 from api.cli import main
+from tests.scoring.settle_tables import example
 
-TABLES = Path(__file__).parent / "data" / "tables"
+TABLES = Path(__file__).parents[1] / "data" / "tables"
 
 
 def write(tmp_path: Path, content: object, name: str = "table.json") -> str:

@@ -7,10 +7,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from api_support import SAMPLES, WIN_ROW, model_path, row_detections
 
 from api.cli import main
 from api.live import ReadingVoter, live
+from tests.api.support import SAMPLES, WIN_ROW, model_path, row_detections
 from vision.reading import Reading
 
 WAITING_ROW = WIN_ROW[:13]

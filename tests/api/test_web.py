@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from api_support import SAMPLES, WIN_ROW, ScriptedDetector, model_path
 
 from api.app import create_app
+from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, model_path
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
                                                               "(pip install playwright; no browser download needed)")

@@ -121,10 +121,10 @@ def test_a_folder_that_is_no_dataset_is_a_clear_error(tiny_set: Path, tmp_path: 
     assert exc.value.code == 2 and "reasons are blurred, hidden, truncated" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("check", sorted(p.name for p in (Path(__file__).parents[1] / "datasets" /
+@pytest.mark.parametrize("check", sorted(p.name for p in (Path(__file__).parents[2] / "datasets" /
                                                          "readability_checks").iterdir()))
 def test_the_committed_checks_answer_every_tile_of_their_key(check: str) -> None:
-    folder = Path(__file__).parents[1] / "datasets" / "readability_checks" / check
+    folder = Path(__file__).parents[2] / "datasets" / "readability_checks" / check
     split, items = read_key(folder)
     answers = read_answers(folder / "answers.txt", len(items))
     table = score(items, answers)

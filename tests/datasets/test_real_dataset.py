@@ -13,7 +13,7 @@ import pytest
 
 from vision.classes import BACK, CLASS_NAMES, OTHER
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 SAMPLES = ROOT / "datasets" / "samples"
 SAMPLE_LABELS = ROOT / "datasets" / "sample_labels"
@@ -202,12 +202,11 @@ def test_mix_refuses_a_folder_that_is_not_a_mix(tmp_path: Path, capsys: pytest.C
     assert "not a mix folder" in capsys.readouterr().err
 
 
-def test_label_audit_flags_a_wrong_label_and_draws_it(tmp_path: Path) -> None:
+def test_label_audit_flags_a_wrong_label_and_draws_it(tmp_path: Path, detector) -> None:
     import json
 
     import cv2
 
-    from vision.detect import get_detector
 
     audit = _load("audit")
     photos = sorted(SAMPLES.glob("*.jpg"))[:3]
@@ -215,11 +214,11 @@ def test_label_audit_flags_a_wrong_label_and_draws_it(tmp_path: Path) -> None:
     labels.mkdir()
     for photo in photos:
         shutil.copy(SAMPLE_LABELS / f"{photo.stem}.txt", labels)
-    clean = audit.audit(photos, labels, get_detector(), min_p=0.8)
+    clean = audit.audit(photos, labels, detector, min_p=0.8)
     # Relabel one tile that the detector reads confidently and rightly as a different suited tile.
     rows = (labels / f"{photos[0].stem}.txt").read_text().splitlines()
     h, w = cv2.imread(str(photos[0])).shape[:2]
-    dets = get_detector()(photos[0], turned=True)
+    dets = detector(photos[0], turned=True)
     confidence = [_right_read_probability(row, dets, w, h) for row in rows]
     target = max(range(len(rows)), key=confidence.__getitem__)
     assert confidence[target] >= 0.8  # the photo holds a tile the detector reads rightly and confidently
@@ -227,7 +226,7 @@ def test_label_audit_flags_a_wrong_label_and_draws_it(tmp_path: Path) -> None:
     wrong = (true_class + 1) % 27
     rows[target] = " ".join([str(wrong), *rows[target].split()[1:]])
     (labels / f"{photos[0].stem}.txt").write_text("\n".join(rows) + "\n")
-    flags = audit.audit(photos, labels, get_detector(), min_p=0.8)
+    flags = audit.audit(photos, labels, detector, min_p=0.8)
     new = [f for f in flags if f not in clean]
     assert [(f.label, f.read) for f in new] == [(CLASS_NAMES[wrong], CLASS_NAMES[true_class])]
     assert audit.main(["--images", str(SAMPLES), "--labels", str(labels), "--out", str(tmp_path / "out")]) == 0

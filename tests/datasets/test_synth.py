@@ -17,7 +17,7 @@ import pytest
 
 from vision.classes import BACK, CLASS_NAMES, NUM_CLASSES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 SIZE = 320  # small scenes keep the suite fast; the builder scales tile sizes with the image size
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from settle_tables import EXAMPLES, column, example, paid
 
 from scoring import settle
+from tests.scoring.settle_tables import EXAMPLES, column, example, paid
 
 TOTALS = {
     "E1": [2, 10, -8, -4],

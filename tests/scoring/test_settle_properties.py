@@ -13,10 +13,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from settle_tables import EXAMPLES
 
 from scoring import settle
 from scoring.tiles import TILES
+from tests.scoring.settle_tables import EXAMPLES
 
 KONG_TYPES = ("kong", "added_kong", "concealed_kong")
 

@@ -6,9 +6,9 @@ import copy
 from typing import Any
 
 import pytest
-from settle_tables import column, example, first_1s, paid, ron, seat, table, zimo
 
 from scoring import settle
+from tests.scoring.settle_tables import column, example, first_1s, paid, ron, seat, table, zimo
 
 
 def with_rules(name: str, **overrides: Any) -> dict[str, Any]:

@@ -1,17 +1,17 @@
-"""Win shapes and waits (scoring/shapes.py), checked against the brute force in tests/bruteforce.py."""
+"""Win shapes and waits (scoring/shapes.py), checked against the brute force in tests/scoring/bruteforce.py."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from bruteforce import brute_waits, is_win
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scoring.melds import MELD_TYPES, Meld
 from scoring.shapes import PAIR_KEYS, SETS_KEYS, decompositions, is_complete, suit_key, wait_indices, waits
 from scoring.tiles import TILES, parse_tiles, to_counts
+from tests.scoring.bruteforce import brute_waits, is_win
 
 
 def pong(tile: str) -> Meld:

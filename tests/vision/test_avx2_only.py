@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("zhuoji_avx2_only", ROOT / "benchmarks" / "avx2_only.py")
 assert spec and spec.loader
 avx2_only = importlib.util.module_from_spec(spec)

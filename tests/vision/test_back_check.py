@@ -24,7 +24,7 @@ from vision.classify import DEFAULT_CLASSIFIER
 from vision.detect import Detector
 from vision.detections import Detections
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "datasets" / "samples"
 needs_model = pytest.mark.skipif(not DEFAULT_BACK_CHECK.is_file(), reason="no shipped back check")
 

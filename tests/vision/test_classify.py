@@ -25,7 +25,7 @@ from vision.classify import (
 )
 from vision.detections import Detections
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "datasets" / "samples"
 SAMPLE_LABELS = ROOT / "datasets" / "sample_labels"
 GREY = 114

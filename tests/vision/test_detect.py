@@ -19,7 +19,6 @@ from vision.detect import (
     ImageError,
     _postprocess,
     detect,
-    get_detector,
     letterbox,
     load_image,
     suppress_same_name,
@@ -36,7 +35,7 @@ from vision.evaluate import (
     with_alternatives,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
 
 
@@ -274,11 +273,10 @@ def test_shipped_model_finds_tiles_in_real_samples() -> None:
 
 
 @needs_model
-def test_a_low_threshold_keeps_the_weak_candidates_it_asks_for() -> None:
+def test_a_low_threshold_keeps_the_weak_candidates_it_asks_for(detector) -> None:
     """A benchmark asks for conf 0.001 to score the whole precision–recall curve: boxes below the usual 0.05 come
     back, and a higher threshold keeps exactly the boxes of the lower one that reach it."""
     photo = SAMPLES[0]
-    detector = get_detector()
     low = detector(photo, conf=0.001, closer=False)
     usual = detector(photo, conf=0.25, closer=False)
     assert (low.confidence < 0.05).sum() >= 10

@@ -15,7 +15,7 @@ from vision.detect import Detector
 from vision.detections import box_iou
 from vision.labels import read_yolo_labels
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"
 FLOAT_DETECTOR, INT8_DETECTOR = MODELS / "zhuoji-tiles.onnx", MODELS / "zhuoji-tiles-int8.onnx"
 FLOAT_CLASSIFIER, INT8_CLASSIFIER = MODELS / "zhuoji-crops.onnx", MODELS / "zhuoji-crops-int8.onnx"

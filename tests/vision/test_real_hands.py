@@ -31,7 +31,7 @@ from vision.detect import DEFAULT_MODEL
 MIN_EXACT_RATE = 0.92
 MIN_TILE_ACCURACY = 0.985
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SET_DIR = ROOT / "tests" / "data" / "real_hands"
 SHARED_SOURCE = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4"
 MIN_PHOTOS = 24

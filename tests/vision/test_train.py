@@ -24,7 +24,7 @@ from vision.train import (  # noqa: E402
     train,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_IMAGES = sorted((ROOT / "datasets" / "samples").rglob("*.jpg"))
 
 
