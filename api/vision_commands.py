@@ -1,5 +1,5 @@
 """``zhuoji detect``, ``read``, ``score``, ``train``, ``train-classifier`` and ``train-back-check``: CLI shells over
-vision.detect, the photo pipeline, vision.train, vision.train_classify and vision.train_back_check."""
+vision.detect, the photo pipeline, vision.training.train, vision.training.train_classify and vision.training.train_back_check."""
 
 from __future__ import annotations
 
@@ -214,7 +214,7 @@ def run_quantize(args: argparse.Namespace) -> int:
         import onnx  # noqa: F401
     except ImportError:
         raise ValueError("quantizing needs the train extra: pip install -e '.[train]'") from None
-    from vision.quantize import main as quantize_main
+    from vision.training.quantize import main as quantize_main
 
     return quantize_main(args.rest)
 
@@ -226,11 +226,11 @@ def run_train(args: argparse.Namespace) -> int:
         if args.command == "train":
             import ultralytics  # noqa: F401
 
-            from vision.train import main as train_main
+            from vision.training.train import main as train_main
         elif args.command == "train-back-check":
-            from vision.train_back_check import main as train_main
+            from vision.training.train_back_check import main as train_main
         else:
-            from vision.train_classify import main as train_main
+            from vision.training.train_classify import main as train_main
     except ImportError:
         raise ValueError("training needs the train extra: pip install -e '.[train]'") from None
     return train_main(args.rest)

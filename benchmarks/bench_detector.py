@@ -36,7 +36,7 @@ import numpy as np
 from vision.classes import CLASS_NAMES, OTHER
 from vision.detect import DEFAULT_MODEL, Detector, _postprocess
 from vision.detections import Detections
-from vision.evaluate import (
+from vision.training.evaluate import (
     LOOKALIKES,
     SUITED,
     EvalResult,
@@ -86,7 +86,7 @@ class Baseline:
 
 
 class Cached:
-    """A predictor for ``vision.evaluate`` from a function path → Detections: each photo detected once, however
+    """A predictor for ``vision.training.evaluate`` from a function path → Detections: each photo detected once, however
     many ways it is scored; ``names`` > 1 scores each box under its top names (``with_alternatives``)."""
 
     def __init__(self, detections, names: int = 1) -> None:

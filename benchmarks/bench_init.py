@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from vision.classes import CLASS_NAMES
-from vision.train import SHARED, init_checkpoint, train
+from vision.training.train import SHARED, init_checkpoint, train
 
 ROOT = Path(__file__).resolve().parents[1]
 

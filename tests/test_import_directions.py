@@ -47,6 +47,17 @@ def test_each_package_imports_only_what_it_may(package: str) -> None:
     assert not {k: v for k, v in wrong.items() if v}, f"{package}/ may import only {sorted(ALLOWED[package])}"
 
 
+def test_what_runs_at_a_table_does_not_import_training() -> None:
+    """vision/ runtime modules never import vision.training (torch, ultralytics and onnx stay out of run time)."""
+    runtime = [p for p in (ROOT / "vision").glob("*.py")]
+    assert runtime
+    for path in runtime:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+        assert not [n for n in names if n.startswith("vision.training")], path.name
+
+
 def test_no_import_circle_between_modules() -> None:
     """No cycle among the modules of the project (e.g. api.cli ↔ api.vision_commands)."""
     modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p

@@ -28,7 +28,7 @@ from vision.sessions import open_session
 __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
 
 ROOT = Path(__file__).resolve().parents[1]
-# The int8 version of zhuoji-tiles.onnx (vision/quantize.py): about half the time, the same accuracy.
+# The int8 version of zhuoji-tiles.onnx (vision/training/quantize.py): about half the time, the same accuracy.
 DEFAULT_MODEL = ROOT / "models" / "zhuoji-tiles-int8.onnx"
 # Two boxes of one name overlapping by IoU ≥ SAME_NAME_IOU are one tile; two boxes of different names only from
 # ANY_NAME_IOU: neighbours in a row seen at a slant overlap by 0.5–0.7 (their whole-tile boxes) and usually differ.

@@ -83,7 +83,7 @@ def test_human_readable_read_prints_the_melds(tmp_path: Path, monkeypatch: pytes
     import numpy as np
 
     import pipeline.settings
-    from vision.layout_synth import generate
+    from vision.training.layout_synth import generate
 
     scene = generate(np.random.default_rng(1), (), meld_types=["pong", "pong"], meld_place="right", river=False,
                      indicator=False)

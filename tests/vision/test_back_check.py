@@ -205,7 +205,7 @@ def _tiny_crops(folder: Path, n: int = 96) -> Path:
 def test_smoke_train_resume_export_and_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("torch", reason="needs the train extra")
     pytest.importorskip("onnx", reason="needs the train extra")
-    import vision.train_back_check as tb
+    import vision.training.train_back_check as tb
 
     crops = _tiny_crops(tmp_path / "crops")
     real_predict, calls = tb.predict, []
@@ -230,7 +230,7 @@ def test_smoke_train_resume_export_and_check(tmp_path: Path, monkeypatch: pytest
 
 
 def test_roc_auc_counts_ranked_pairs_and_ties() -> None:
-    from vision.train_back_check import roc_auc
+    from vision.training.train_back_check import roc_auc
 
     assert roc_auc(np.array([0, 0, 1, 1]), np.array([0.1, 0.2, 0.3, 0.4])) == pytest.approx(1.0)
     assert roc_auc(np.array([1, 1, 0, 0]), np.array([0.1, 0.2, 0.3, 0.4])) == pytest.approx(0.0)

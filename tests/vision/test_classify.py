@@ -305,7 +305,7 @@ def test_smoke_train_resume_export_and_classify(tiny_mix: Path, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     torch = pytest.importorskip("torch", reason="needs the train extra")
     pytest.importorskip("onnx", reason="needs the train extra")
-    import vision.train_classify as tc
+    import vision.training.train_classify as tc
 
     crops = tmp_path / "crops"
     crops_main(["--mix", str(tiny_mix), "--out", str(crops), "--copies", "1"])
@@ -341,7 +341,7 @@ def test_smoke_train_resume_export_and_classify(tiny_mix: Path, tmp_path: Path,
 
 def test_a_trained_network_grows_deeper_without_forgetting(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason="needs the train extra")
-    import vision.train_classify as tc
+    import vision.training.train_classify as tc
 
     shallow = tc.build_model(8)
     for m in shallow.modules():  # trained-looking batch norms, so that a zero scale is what keeps the identity

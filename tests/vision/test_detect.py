@@ -24,7 +24,7 @@ from vision.detect import (
     suppress_same_name,
 )
 from vision.detections import Detections, box_iou
-from vision.evaluate import (
+from vision.training.evaluate import (
     EvalResult,
     _ap,
     evaluate,

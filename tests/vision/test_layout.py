@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from vision.detections import Detections
 from vision.layout import Layout, layout
-from vision.layout_synth import NOISE_KINDS, generate, generate_table, layout_mismatches
+from vision.training.layout_synth import NOISE_KINDS, generate, generate_table, layout_mismatches
 
 
 def grouping_rate(noise: tuple[str, ...], n: int, seed: int = 0, **pins: object) -> float:

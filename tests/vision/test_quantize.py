@@ -1,4 +1,4 @@
-"""int8 models (``vision/quantize.py``, ``zhuoji quantize``): the tool on the float models, and the shipped int8
+"""int8 models (``vision/training/quantize.py``, ``zhuoji quantize``): the tool on the float models, and the shipped int8
 models against their float sources."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _agreement(a: Detector, b: Detector, photos: list[Path]) -> tuple[int, int, 
 def test_the_detect_heads_output_layers_stay_float() -> None:
     onnx = pytest.importorskip("onnx", reason="needs the train extra")
 
-    from vision.quantize import nodes_kept_float
+    from vision.training.quantize import nodes_kept_float
 
     model = onnx.load(str(FLOAT_DETECTOR))
     kept = nodes_kept_float(model)
@@ -67,7 +67,7 @@ def test_the_detect_heads_output_layers_stay_float() -> None:
 
 def test_the_classifier_quantizes_and_names_tiles_as_the_float_one(tmp_path: Path) -> None:
     pytest.importorskip("onnx", reason="needs the train extra")
-    from vision.quantize import quantize
+    from vision.training.quantize import quantize
 
     crops = np.concatenate([crop_tiles(img, xyxy) for img, xyxy in _sample_boxes()])
     batches = [to_input(crops[i:i + 64]) for i in range(0, len(crops), 64)]
@@ -123,7 +123,7 @@ def test_the_cli_refuses_what_it_cannot_quantize(args: list[str], message: str, 
 
 
 def test_a_list_file_names_calibration_photos(tmp_path: Path) -> None:
-    from vision.quantize import list_images
+    from vision.training.quantize import list_images
 
     photos = sorted(SAMPLES.glob("*.jpg"))[:2]
     listing = tmp_path / "train.txt"

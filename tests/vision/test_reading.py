@@ -13,8 +13,8 @@ from scoring.tiles import to_mpsz
 from vision.classes import BACK, CLASS_NAMES
 from vision.detections import Detections
 from vision.layout import layout
-from vision.layout_synth import generate, reading_mismatches
 from vision.reading import TRAINED_OTHER_P, read
+from vision.training.layout_synth import generate, reading_mismatches
 
 W, H, GAP, APART = 30.0, 40.0, 1.0, 25.0  # tile box size, gap inside a group, gap between groups (px)
 

@@ -15,7 +15,7 @@ pytest.importorskip("ultralytics", reason="needs the train extra")
 
 from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.detect import Detector, letterbox  # noqa: E402
-from vision.train import (  # noqa: E402
+from vision.training.train import (  # noqa: E402
     _letterbox_batch,
     _onnx_tensors,
     export_onnx,

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 MODELS = ROOT / "models"
 

@@ -21,9 +21,16 @@ from pathlib import Path
 import numpy as np
 
 from vision.back_check import BACK_CROP_MARGIN, BACK_CROP_SIZE
-from vision.train_classify import checkpoint, export_crop_network, open_run, restore, to_tensor, train_epoch
+from vision.training.train_classify import (
+    checkpoint,
+    export_crop_network,
+    open_run,
+    restore,
+    to_tensor,
+    train_epoch,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def build_model(width: int = 16):

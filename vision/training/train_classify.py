@@ -29,7 +29,7 @@ from tqdm import tqdm
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.classify import CROP_MARGIN, CROP_SIZE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def build_model(width: int = 32, extra: int = 0):
