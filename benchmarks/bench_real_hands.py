@@ -170,7 +170,7 @@ def score(exp: Expected, dets: Detections, lay: Layout, reading: Reading) -> Sco
     for m, rm in zip(lay.melds, reading.melds, strict=True):
         for b in m.boxes:
             placed[b] = ("meld", rm["tile"] or "?")
-    # Each labelled box's part and tile (the expected files agree with the labels: tests/test_real_hands.py).
+    # Each labelled box's part and tile (the expected files agree with the labels: tests/vision/test_real_hands.py).
     parts = exp.parts()
     match = match_boxes(exp.boxes, dets.xyxy)
     right = sum(1 for i, j in match.items() if placed.get(j) == (parts[i], exp.labels[i]))
