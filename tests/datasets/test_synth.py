@@ -173,8 +173,12 @@ def test_the_builder_says_which_tile_styles_it_uses(synth: ModuleType, tmp_path:
                                                     monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setattr(synth, "KMJ_DIR", tmp_path / "no-kmahjongg")  # as on a machine without the packages
-    monkeypatch.setattr(synth, "_ART", None)
-    synth.main(["--out", str(tmp_path / "ds"), "--n", "1", "--size", "96"])
+    synth._art_of.cache_clear()  # the artwork is cached per copy of the shared material: load it without KMahjongg
+    try:
+        synth.main(["--out", str(tmp_path / "ds"), "--n", "1", "--size", "96"])
+    finally:  # the next use loads the whole artwork again
+        synth._art_of.cache_clear()
+        synth._scaled_glyph.cache_clear()
     err = capsys.readouterr().err
     assert "tile styles: fluffy" in err and "warning: the KMahjongg styles default, traditional" in err
     assert json.loads((tmp_path / "ds" / "build.json").read_text())["styles"] == ["fluffy"]
