@@ -17,25 +17,22 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from vision.calibrate import calibrate_image
-    from vision.detect import get_detector
-    from vision.images import ImageError, load_image
+    from pipeline.calibration import calibrate_photo
+    from pipeline.settings import Settings, open_detector
+    from vision.images import load_image
 
     if not args.image.is_file():
         raise ValueError(f"{args.image}: no such file")
-    try:
-        image = load_image(args.image)
-    except ImageError as exc:
-        raise ValueError(str(exc)) from None
-    calibration = calibrate_image(get_detector(args.model), image)
-    text = json.dumps(calibration.to_json())
+    image = load_image(args.image)  # an unreadable photo: ImageError, one line and exit 2
+    calibration = calibrate_photo(open_detector(Settings.from_env(model=args.model)), image)
+    text = json.dumps(calibration)
     if args.out is None:
         print(text)
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text + "\n", encoding="utf-8")
-    print(f"{args.out}: references of the 27 tiles ({calibration.kind} of {calibration.model}); the networks named "
-          f"{round(calibration.agreement * 27)} of 27 as their place says")
+    print(f"{args.out}: references of the 27 tiles ({calibration['kind']} of {calibration['model']}); the networks "
+          f"named {round(calibration['agreement'] * 27)} of 27 as their place says")
     return 0
 
 

@@ -1,5 +1,5 @@
 """``POST /v1/calibrate``: teach it your set. A photo of the table's 27 suited tiles in three rows (1–9m, 1–9p,
-1–9s) → the calibration JSON (``vision/calibrate.py``), to send back as the ``calibration`` form field of
+1–9s) → the calibration JSON (``pipeline/calibration.py``), to send back as the ``calibration`` form field of
 /v1/read and /v1/score (or keep with the table: storing it there is for the tables API to wire)."""
 
 from __future__ import annotations
@@ -8,21 +8,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Request, UploadFile
 
-from api.errors import ApiError
 from api.routes_vision import ERRORS, _detector, _image_bytes
 from api.uploads import decode_image
-from vision.calibrate import CalibrationError, calibrate_image
+from pipeline.calibration import calibrate_photo
+from vision.detect import Detector
 
 router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
 
 
-def _calibrate(detector: Any, data: bytes) -> dict[str, Any]:
-    image = decode_image(data)
-    try:
-        calibration = calibrate_image(detector, image)
-    except CalibrationError as exc:
-        raise ApiError(422, "calibration_photo", str(exc)) from None
-    return calibration.to_json()
+def _calibrate(detector: Detector, data: bytes) -> dict[str, Any]:
+    return calibrate_photo(detector, decode_image(data))
 
 
 @router.post("/calibrate", summary="Teach it your set: references from a photo of its 27 suited tiles")
@@ -32,7 +27,7 @@ async def post_calibrate(request: Request, image: Annotated[UploadFile, File(
     the photo upside down), and returns the set's references: per tile, the crop classifier's features of its crop
     at four quarter turns (float16, base64). Send this JSON as the ``calibration`` form field of /v1/read or
     /v1/score to name tiles at that table with it too. A photo without 27 tiles in three rows of nine is a 422
-    saying what was found."""
+    (``calibration_photo``) saying what was found."""
     data = await _image_bytes(image)
     detector = _detector(request)
     return await request.app.state.runner.run(_calibrate, detector, data)

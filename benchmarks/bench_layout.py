@@ -30,8 +30,14 @@ from typing import Any
 import numpy as np
 
 from vision.layout import layout
-from vision.layout_synth import NOISE_KINDS, generate, generate_table, layout_mismatches, reading_mismatches
 from vision.reading import read
+from vision.training.layout_synth import (
+    NOISE_KINDS,
+    generate,
+    generate_table,
+    layout_mismatches,
+    reading_mismatches,
+)
 
 LAID = ("jitter", "perspective", "bend", "gaps")
 

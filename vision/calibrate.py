@@ -293,14 +293,6 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
 
 
-def calibrate_image(detector: Any, image: np.ndarray) -> Calibration:
-    """``zhuoji calibrate`` and ``POST /v1/calibrate``: detect a calibration photo's tiles (both looks, as a scored
-    hand gets) and build its references; needs the detector's crop classifier."""
-    if detector.classifier is None:
-        raise CalibrationError("calibration needs the crop classifier, and this service runs without one")
-    return build_calibration(detector.classifier, image, detector(image, turned=True))
-
-
 def load_calibration(path: str | Path) -> Calibration:
     """A calibration file written by ``zhuoji calibrate``; a missing or malformed one is a CalibrationError."""
     try:
