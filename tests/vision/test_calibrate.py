@@ -164,3 +164,16 @@ def test_a_set_whose_tiles_the_networks_misname_is_still_calibrated_from_its_pho
     assert cal.agreement < 1.0
     grid = find_grid(dets)
     assert (box_iou(grid.xyxy, photo.boxes).argmax(1) == np.arange(27)).all()
+
+
+def test_a_calibration_of_another_classifier_is_refused_when_used(detector) -> None:
+    if detector.classifier is None:
+        pytest.skip("no crop classifier")
+    refs = np.ones((27, 4, 256), np.float32) / 16
+    image = np.full((200, 300, 3), 90, np.uint8)
+    dets = Detections(np.array([[10, 10, 50, 60]]), np.array([0.9]), np.array([0]), image_size=(300, 200))
+    for cal, message in [(Calibration(refs, "features", "another.onnx", 1.0), "another.onnx"),
+                         (Calibration(refs[..., :8], "features", detector.classifier.model_path.name, 1.0),
+                          "8 numbers")]:
+        with pytest.raises(CalibrationError, match=message):
+            apply_calibration(cal, detector.classifier, image, dets)
