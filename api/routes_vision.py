@@ -1,12 +1,14 @@
 """Routes that take photos: /v1/detect, /v1/read, /v1/score, /v1/chajiao/photos.
 
-``async def`` routes: the upload is read on the event loop (bounded by the body-size middleware), then the
-CPU-bound work runs in a worker thread through ``app.state.runner``.
+``async def`` routes: admission (``api.admission``) has let the request in before its body was read; the upload
+is spooled to a temporary file while it is received, its header checked on the event loop, then the CPU-bound
+work (decoding included) runs in a worker thread through ``app.state.runner``, with a deadline, cancelled when the
+client goes away.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from pydantic import ValidationError
@@ -25,15 +27,17 @@ from api.schemas import (
     ScoreResponse,
 )
 from api.scoring_service import DrawHand, chajiao
-from api.uploads import check_image
+from api.uploads import checked_upload
 from api.vision_service import detect_photo, read_photo, read_response, score_photo
 from scoring import parse_tiles
+from vision.deadline import Deadline
 from vision.detect import Detector
 
 ERRORS = {413: {"model": ErrorResponse, "description": "body over 20 MB"},
           415: {"model": ErrorResponse, "description": "not a JPEG, PNG, WebP, BMP or TIFF image"},
           422: {"model": ErrorResponse, "description": "corrupt or oversized image, or bad context"},
-          503: {"model": ErrorResponse, "description": "no model loaded, or busy (Retry-After)"}}
+          503: {"model": ErrorResponse, "description": "no model loaded, busy, or past the photo's deadline "
+                                                       "(Retry-After)"}}
 
 router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
 ImageFile = Annotated[UploadFile, File(description="photo of one player's tiles (JPEG, PNG, WebP, BMP, TIFF)")]
@@ -47,10 +51,8 @@ def _detector(request: Request) -> Detector:
     return detector
 
 
-async def _image_bytes(upload: UploadFile, field: str = "image") -> bytes:
-    data = await upload.read()
-    check_image(data, upload.content_type, field)
-    return data
+async def _image_bytes(upload: UploadFile, field: str = "image") -> BinaryIO:
+    return await checked_upload(upload, field)
 
 
 @router.post("/detect", response_model=DetectResponse, summary="Find and name the tiles in a photo")
@@ -58,7 +60,7 @@ async def post_detect(request: Request, image: ImageFile) -> DetectResponse:
     """Boxes, tile names (1m..9s, back = face down, other = not in the 108-tile set) and confidences."""
     data = await _image_bytes(image)
     detector = _detector(request)
-    return await request.app.state.runner.run(detect_photo, detector, data)
+    return await request.app.state.runner.run(detect_photo, detector, data, is_disconnected=request.is_disconnected)
 
 
 @router.post("/read", response_model=ReadResponse, summary="Read one player's tiles from a photo")
@@ -68,7 +70,7 @@ async def post_read(request: Request, image: ImageFile) -> ReadResponse:
     retake reasons in plain words. The live camera view polls this."""
     data = await _image_bytes(image)
     detector = _detector(request)
-    photo = await request.app.state.runner.run(read_photo, detector, data)
+    photo = await request.app.state.runner.run(read_photo, detector, data, is_disconnected=request.is_disconnected)
     return ReadResponse(**read_response(photo, detector.model_path.name))
 
 
@@ -85,7 +87,8 @@ async def post_score(request: Request, image: ImageFile, context: Annotated[Scor
                                                f"{', '.join(ScoreContext.model_fields)}")
     data = await _image_bytes(image)
     detector = _detector(request)
-    return await request.app.state.runner.run(score_photo, detector, data, context)
+    return await request.app.state.runner.run(score_photo, detector, data, context,
+                                              is_disconnected=request.is_disconnected)
 
 
 def _text_hand(seat: int, text: str) -> DrawHand:
@@ -105,8 +108,8 @@ def _text_hand(seat: int, text: str) -> DrawHand:
     return DrawHand(seat=seat, concealed=tiles, melds=melds)
 
 
-def _photo_hand(detector: Detector, seat: int, data: bytes) -> DrawHand:
-    photo = read_photo(detector, data, field=f"photo{seat}")
+def _photo_hand(detector: Detector, seat: int, data: BinaryIO, deadline: Deadline | None = None) -> DrawHand:
+    photo = read_photo(detector, data, field=f"photo{seat}", deadline=deadline)
     reading = photo.reading
     if "?" in reading.concealed_tiles or any(m["tile"] is None for m in reading.melds):
         raise ApiError(422, "unreadable_tile", f"photo{seat}: a tile could not be read (or a 闷豆 lies face down); "
@@ -139,7 +142,8 @@ async def post_chajiao_photos(request: Request, photo0: Photo = None, photo1: Ph
             hands.append(_text_hand(seat, text))
         elif photo is not None:
             data = await _image_bytes(photo, f"photo{seat}")
-            hands.append(await request.app.state.runner.run(_photo_hand, _detector(request), seat, data))
+            hands.append(await request.app.state.runner.run(_photo_hand, _detector(request), seat, data,
+                                                            is_disconnected=request.is_disconnected))
     if len(hands) < 2:
         raise ApiError(422, "invalid_request", "give at least 2 hands (photoN or handN for seats N = 0..3)")
     return await run_in_threadpool(chajiao, hands, rules, dealer, streak)

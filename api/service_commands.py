@@ -20,12 +20,18 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, help="onnxruntime threads per process (default: all cores; with "
                                                 "several workers, cores ÷ workers)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="change one of the service's bounds, repeatable (api/limits.py): photo_deadline_s (10), "
+                        "header_timeout_s (10), body_timeout_s (120), body_idle_s (20), keep_alive_s (5), "
+                        "max_connections (1000), upload_bytes_in_flight (160 MB), retry_after_s (1)")
     p.set_defaults(func=run_serve)
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from api.limits import Limits, parse_limit
+    from api.server import serve
 
+    limits = Limits().replace(**dict(parse_limit(text) for text in args.limit))
     if not 1 <= args.port <= 65535:
         raise ValueError(f"--port must be 1..65535, not {args.port}")
     if args.workers < 1 or (args.threads is not None and args.threads < 1):
@@ -38,8 +44,7 @@ def run_serve(args: argparse.Namespace) -> int:
     threads = args.threads or (max(1, (os.cpu_count() or 1) // args.workers) if args.workers > 1 else None)
     if threads:
         os.environ["ZHUOJI_THREADS"] = str(threads)
-    uvicorn.run("api.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
-                log_level=args.log_level, timeout_graceful_shutdown=10)
+    serve(args.host, args.port, args.workers, args.log_level, limits)
     return 0
 
 

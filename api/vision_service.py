@@ -8,11 +8,12 @@ re-score the hand through /v1/hand without running the detector again).
 from __future__ import annotations
 
 import base64
+import itertools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import anyio
 import cv2
@@ -40,6 +41,7 @@ from api.uploads import decode_image
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
 from vision.classes import CLASS_NAMES
+from vision.deadline import Deadline, WorkCancelled, check
 from vision.detect import DEFAULT_MODEL, Detector, back_check_choice, classifier_choice, get_detector
 from vision.detections import Detections
 from vision.layout import Layout, layout
@@ -61,22 +63,88 @@ def load_detector(model_path: str | os.PathLike | None, threads: int | None) -> 
 class InferenceRunner:
     """Runs photo jobs in worker threads, ``concurrency`` at a time, refusing new ones (503) when
     ``max_waiting`` are already queued: under overload clients get a quick "busy, retry" instead of a
-    timeout, and memory stays bounded (each job holds one decoded photo)."""
+    timeout, and memory stays bounded (each job holds one decoded photo).
 
-    def __init__(self, concurrency: int, max_waiting: int) -> None:
+    Each job gets a :class:`~vision.deadline.Deadline` of ``deadline_s`` seconds of work, started when a worker
+    takes it; the job's function receives it as ``deadline=`` and checks it between model runs. Past it the
+    request is answered 503 with ``Retry-After`` and the worker is free again. ``is_disconnected`` (the request's)
+    is polled while the job waits and runs: a client gone cancels the job, before its first model run if it is
+    still queued."""
+
+    def __init__(self, concurrency: int, max_waiting: int, deadline_s: float | None = None,
+                 retry_after_s: int = 1, poll_s: float = 0.25) -> None:
         self.limiter = anyio.CapacityLimiter(max(1, concurrency))
         self.max_waiting = max_waiting
+        self.deadline_s = deadline_s
+        self.retry_after = str(retry_after_s)
+        self.poll_s = poll_s
         self.pending = 0
+        self.running: dict[int, float] = {}  # job number → when a worker took it (time.monotonic)
+        self._numbers = itertools.count()
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        if self.pending >= self.limiter.total_tokens + self.max_waiting:
-            raise ApiError(503, "busy", "the server is busy with other photos: retry in a moment",
-                           headers={"Retry-After": "1"})
+    @property
+    def capacity(self) -> int:
+        """Jobs held at once, running and queued."""
+        return int(self.limiter.total_tokens) + self.max_waiting
+
+    def full(self) -> bool:
+        return self.pending >= self.capacity
+
+    def oldest_running_s(self) -> float:
+        """How long the oldest running job has run (0 when none): the readiness check's sign of a stuck queue."""
+        started = list(self.running.values())
+        return time.monotonic() - min(started) if started else 0.0
+
+    def busy_error(self, message: str = "the server is busy with other photos: retry in a moment") -> ApiError:
+        return ApiError(503, "busy", message, headers={"Retry-After": self.retry_after})
+
+    async def run(self, fn: Callable[..., T], *args: Any,
+                  is_disconnected: Callable[[], Awaitable[bool]] | None = None) -> T:
+        if self.full():
+            raise self.busy_error()
         self.pending += 1
+        deadline = Deadline(self.deadline_s, start=False)
+        number = next(self._numbers)
+
+        def job() -> T:
+            deadline.start()  # waiting in the queue is not work
+            self.running[number] = time.monotonic()
+            try:
+                deadline.check()  # the client went away while the job waited: no model run at all
+                return fn(*args, deadline=deadline)
+            finally:
+                del self.running[number]
+
+        done = anyio.Event()
+
+        async def watch(is_disconnected: Callable[[], Awaitable[bool]]) -> None:
+            while not done.is_set():
+                if await is_disconnected():
+                    deadline.cancel("the client went away")
+                    return
+                with anyio.move_on_after(self.poll_s):
+                    await done.wait()
+
+        failure: Exception | None = None
         try:
-            return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+            async with anyio.create_task_group() as tg:
+                if is_disconnected is not None:
+                    tg.start_soon(watch, is_disconnected)
+                try:
+                    result = await anyio.to_thread.run_sync(job, limiter=self.limiter)
+                except Exception as exc:  # raised below, outside the task group (which would wrap it in a group)
+                    failure = exc
+                finally:
+                    done.set()
         finally:
             self.pending -= 1
+        if isinstance(failure, WorkCancelled):
+            code = "deadline_exceeded" if failure.reason == "deadline" else "cancelled"
+            raise ApiError(503, code, f"{failure}: retry later, or send a smaller photo of the tiles only",
+                           headers={"Retry-After": self.retry_after}) from None
+        if failure is not None:
+            raise failure
+        return result
 
 
 # ---------------------------------------------------------------------------------------- photo → tiles
@@ -97,11 +165,11 @@ def _image_info(image: np.ndarray) -> ImageInfo:
     return ImageInfo(width=int(image.shape[1]), height=int(image.shape[0]))
 
 
-def detect_photo(detector: Detector, data: bytes) -> DetectResponse:
+def detect_photo(detector: Detector, data: bytes | BinaryIO, deadline: Deadline | None = None) -> DetectResponse:
     """``POST /v1/detect``: boxes, tile names and confidences."""
     start = time.perf_counter()
     image = decode_image(data)
-    dets = detector(image)
+    dets = detector(image, deadline=deadline)
     tiles = [DetectedTile(index=i, tile=d["tile"], box=d["box"], confidence=d["confidence"],
                           alternatives=[Alternative(**a) for a in d["alternatives"]])
              for i, d in enumerate(dets.to_json())]
@@ -109,12 +177,15 @@ def detect_photo(detector: Detector, data: bytes) -> DetectResponse:
                           seconds=round(time.perf_counter() - start, 3))
 
 
-def read_photo(detector: Detector, data: bytes, field: str = "image", turned: bool = True) -> Photo:
+def read_photo(detector: Detector, data: bytes | BinaryIO, field: str = "image", turned: bool = True,
+               deadline: Deadline | None = None) -> Photo:
     """Decode, detect, group (``vision.layout``) and read (``vision.reading``) one hand photo. ``turned``: the
-    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time)."""
+    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time).
+    ``deadline``: checked between model runs (:mod:`vision.deadline`)."""
     start = time.perf_counter()
     image = decode_image(data, field)
-    dets = detector(image, turned=turned)
+    dets = detector(image, turned=turned, deadline=deadline)
+    check(deadline)
     lay = layout(dets, mode="hand")
     reading = read(dets, lay, image)
     return Photo(image, dets, lay, reading, time.perf_counter() - start)
@@ -223,9 +294,10 @@ def hand_request(reading: Reading, ctx: ScoreContext) -> tuple[HandRequest | Non
     return req, assumptions, None
 
 
-def score_photo(detector: Detector, data: bytes, ctx: ScoreContext) -> ScoreResponse:
+def score_photo(detector: Detector, data: bytes | BinaryIO, ctx: ScoreContext,
+                deadline: Deadline | None = None) -> ScoreResponse:
     """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
-    return score_reading(read_photo(detector, data), ctx, detector.model_path.name)
+    return score_reading(read_photo(detector, data, deadline=deadline), ctx, detector.model_path.name)
 
 
 def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:
