@@ -59,7 +59,9 @@ class AdmissionMiddleware:
             reserved = int(declared) if declared.isdigit() else self.body_limit(scope["path"])
             refusal = self._refusal(runner, reserved)
             if refusal is not None:
-                headers = {"Retry-After": str(self.limits.retry_after_s), "Connection": "close"}
+                # No "Connection: close": the server drops the unread body as it arrives (nothing is kept) and the
+                # client, still sending, gets to read the answer instead of a reset connection.
+                headers = {"Retry-After": str(self.limits.retry_after_s)}
                 await error_response(503, "busy", refusal, headers=headers)(scope, receive, send)
                 return
             self.photo_requests += 1

@@ -53,7 +53,8 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.runner = InferenceRunner(concurrency or int(env("ZHUOJI_CONCURRENCY", "1")),
                                            max_waiting if max_waiting is not None else int(env("ZHUOJI_MAX_WAITING", "64")),
-                                           deadline_s=limits.photo_deadline_s, retry_after_s=limits.retry_after_s)
+                                           deadline_s=limits.photo_deadline_s, retry_after_s=limits.retry_after_s,
+                                           queue_wait_s=limits.queue_wait_s)
         try:
             app.state.detector = load_detector(model_path, threads or int(env("ZHUOJI_THREADS", "0")) or None)
             app.state.model_error = None

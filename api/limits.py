@@ -22,6 +22,7 @@ class Limits:
     """Bounds of the HTTP service (seconds, counts, bytes)."""
 
     photo_deadline_s: float = 10.0  # work one photo request may take; past it 503 + Retry-After, the worker free
+    queue_wait_s: float = 10.0  # a photo waits at most this for a worker (overload), else 503 busy + Retry-After
     header_timeout_s: float = 10.0  # a request's headers must arrive within this (from connect or the last answer)
     body_timeout_s: float = 120.0  # a whole body: 20 MB at ~170 kB/s; slower clients belong behind a proxy
     body_idle_s: float = 20.0  # longest pause between two pieces of a body

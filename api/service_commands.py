@@ -22,7 +22,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                    help="change one of the service's bounds, repeatable (api/limits.py): photo_deadline_s (10), "
-                        "header_timeout_s (10), body_timeout_s (120), body_idle_s (20), keep_alive_s (5), "
+                        "queue_wait_s (10), header_timeout_s (10), body_timeout_s (120), body_idle_s (20), keep_alive_s (5), "
                         "max_connections (1000), upload_bytes_in_flight (160 MB), retry_after_s (1)")
     p.set_defaults(func=run_serve)
 

@@ -65,17 +65,19 @@ class InferenceRunner:
     ``max_waiting`` are already queued: under overload clients get a quick "busy, retry" instead of a
     timeout, and memory stays bounded (each job holds one decoded photo).
 
-    Each job gets a :class:`~vision.deadline.Deadline` of ``deadline_s`` seconds of work, started when a worker
-    takes it; the job's function receives it as ``deadline=`` and checks it between model runs. Past it the
-    request is answered 503 with ``Retry-After`` and the worker is free again. ``is_disconnected`` (the request's)
-    is polled while the job waits and runs: a client gone cancels the job, before its first model run if it is
-    still queued."""
+    A job waits at most ``queue_wait_s`` for a worker (else 503 busy), then gets a
+    :class:`~vision.deadline.Deadline` of ``deadline_s`` seconds of work; the job's function receives it as
+    ``deadline=`` and checks it between model runs. Past it the request is answered 503 with ``Retry-After`` and
+    the worker is free again. ``is_disconnected`` (the request's) is polled while the job waits and runs: a client
+    gone cancels the job, before its first model run if it is still queued."""
 
     def __init__(self, concurrency: int, max_waiting: int, deadline_s: float | None = None,
-                 retry_after_s: int = 1, poll_s: float = 0.25) -> None:
+                 retry_after_s: int = 1, poll_s: float = 0.25, queue_wait_s: float | None = None) -> None:
         self.limiter = anyio.CapacityLimiter(max(1, concurrency))
+        self._threads = anyio.CapacityLimiter(max(1, concurrency))  # the jobs' own threads, apart from uploads'
         self.max_waiting = max_waiting
         self.deadline_s = deadline_s
+        self.queue_wait_s = queue_wait_s
         self.retry_after = str(retry_after_s)
         self.poll_s = poll_s
         self.pending = 0
@@ -131,7 +133,7 @@ class InferenceRunner:
                 if is_disconnected is not None:
                     tg.start_soon(watch, is_disconnected)
                 try:
-                    result = await anyio.to_thread.run_sync(job, limiter=self.limiter)
+                    result = await self._in_turn(job)
                 except Exception as exc:  # raised below, outside the task group (which would wrap it in a group)
                     failure = exc
                 finally:
@@ -145,6 +147,18 @@ class InferenceRunner:
         if failure is not None:
             raise failure
         return result
+
+    async def _in_turn(self, job: Callable[[], T]) -> T:
+        """Run ``job`` in a thread once a worker is free, waiting at most ``queue_wait_s`` for one."""
+        with anyio.move_on_after(self.queue_wait_s) as waiting:
+            await self.limiter.acquire()
+        if waiting.cancelled_caught:
+            raise self.busy_error(f"the server is busy: no worker was free for {self.queue_wait_s:g} s; retry in a "
+                                  f"moment")
+        try:
+            return await anyio.to_thread.run_sync(job, limiter=self._threads)
+        finally:
+            self.limiter.release()
 
 
 # ---------------------------------------------------------------------------------------- photo → tiles

@@ -227,6 +227,27 @@ def test_a_client_gone_cancels_its_job_and_frees_the_worker():
     assert served == "served" and next_seconds < 2
 
 
+def test_a_photo_that_waits_too_long_for_a_worker_is_answered_busy():
+    async def scenario() -> list[object]:
+        runner = InferenceRunner(concurrency=1, max_waiting=8, queue_wait_s=0.3, retry_after_s=2)
+        start = time.monotonic()
+
+        async def first() -> object:
+            return await runner.run(lambda deadline: time.sleep(1.0) or "done")
+
+        async def second() -> object:
+            await anyio.sleep(0.05)
+            try:
+                return await runner.run(lambda deadline: "late")
+            except ApiError as exc:
+                return exc.status, exc.code, exc.headers["Retry-After"], round(time.monotonic() - start, 1)
+
+        return list(await asyncio.gather(first(), second()))
+
+    done, (status, code, retry, seconds) = asyncio.run(scenario())
+    assert done == "done" and (status, code, retry) == (503, "busy", "2") and seconds < 0.9
+
+
 def test_the_detector_checks_the_deadline_between_model_runs():
     path = model_path()
     if path is None:
