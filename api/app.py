@@ -76,7 +76,6 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
     app.add_middleware(AdmissionMiddleware, limits=limits, is_photo=is_photo_path, body_limit=body_limit)
     app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
     install_error_handlers(app)
-    app.state.limits = limits
     app.state.readiness_checks = dict(DEFAULT_CHECKS)  # other parts add theirs (e.g. "database")
     app.include_router(health_router)
     app.include_router(vision_router)

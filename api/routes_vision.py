@@ -51,14 +51,10 @@ def _detector(request: Request) -> Detector:
     return detector
 
 
-async def _image_bytes(upload: UploadFile, field: str = "image") -> BinaryIO:
-    return await checked_upload(upload, field)
-
-
 @router.post("/detect", response_model=DetectResponse, summary="Find and name the tiles in a photo")
 async def post_detect(request: Request, image: ImageFile) -> DetectResponse:
     """Boxes, tile names (1m..9s, back = face down, other = not in the 108-tile set) and confidences."""
-    data = await _image_bytes(image)
+    data = await checked_upload(image)
     detector = _detector(request)
     return await request.app.state.runner.run(detect_photo, detector, data, is_disconnected=request.is_disconnected)
 
@@ -68,7 +64,7 @@ async def post_read(request: Request, image: ImageFile) -> ReadResponse:
     """The layout (手牌 concealed hand, 副露 melds, 牌河 discards, 翻鸡 indicator) and the reading: each box's
     tile after the rules' checks (at most 4 copies, melds alike, a 14-tile hand complete), doubtful tiles, and
     retake reasons in plain words. The live camera view polls this."""
-    data = await _image_bytes(image)
+    data = await checked_upload(image)
     detector = _detector(request)
     photo = await request.app.state.runner.run(read_photo, detector, data, is_disconnected=request.is_disconnected)
     return ReadResponse(**read_response(photo, detector.model_path.name))
@@ -85,7 +81,7 @@ async def post_score(request: Request, image: ImageFile, context: Annotated[Scor
     if unknown:
         raise ApiError(422, "invalid_request", f"unknown form field(s) {', '.join(unknown)}; known: image, "
                                                f"{', '.join(ScoreContext.model_fields)}")
-    data = await _image_bytes(image)
+    data = await checked_upload(image)
     detector = _detector(request)
     return await request.app.state.runner.run(score_photo, detector, data, context,
                                               is_disconnected=request.is_disconnected)
@@ -141,7 +137,7 @@ async def post_chajiao_photos(request: Request, photo0: Photo = None, photo1: Ph
         if text:
             hands.append(_text_hand(seat, text))
         elif photo is not None:
-            data = await _image_bytes(photo, f"photo{seat}")
+            data = await checked_upload(photo, f"photo{seat}")
             hands.append(await request.app.state.runner.run(_photo_hand, _detector(request), seat, data,
                                                             is_disconnected=request.is_disconnected))
     if len(hands) < 2:
