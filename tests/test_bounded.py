@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import struct
 import subprocess
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -129,6 +131,22 @@ def test_thin_shapes_are_refused_at_once_while_a_photo_is_served(server):
             assert status == 200
         else:
             assert (status, code) == (422, "image_shape"), name
+
+
+def test_a_thin_shape_is_refused_from_the_header_without_decoding():
+    """Only a PNG header and garbage: answered ``image_shape`` (the header's size), not ``invalid_image`` (which a
+    decoder would have said)."""
+    ihdr = struct.pack(">IIBBBBB", 40000, 1, 8, 2, 0, 0, 0)
+    header = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    app = create_app(model_path="/nonexistent/model.onnx")
+    with TestClient(app) as c:
+        app.state.detector = ScriptedDetector(WIN_ROW)
+        for path in ("/v1/detect", "/v1/read", "/v1/score"):
+            r = c.post(path, files={"image": ("thin.png", header + b"\0" * 64, "image/png")})
+            assert r.status_code == 422 and r.json()["error"]["code"] == "image_shape", r.json()
+        r = c.post("/v1/chajiao/photos", files={"photo1": ("thin.png", header + b"\0" * 64, "image/png")},
+                   data={"hand0": "123m456p789s1155p"})
+        assert r.status_code == 422 and "photo1: image too small" in r.json()["error"]["message"]
 
 
 # ------------------------------------------------------------------------------------- deadline, cancelling
