@@ -22,6 +22,7 @@ import asyncio
 import itertools
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -31,13 +32,20 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_load import HOST, ROOT, SAMPLES, free_port  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
+HOST = "127.0.0.1"  # loopback only, never another address
 
 HANDS = [{"concealed": "123m456p789s1155p"}, {"concealed": "1112345678999m"},
          {"concealed": "2m3m4m5s6s7s8p8p8p3m3m6m7m", "win_tile": "5m", "self_drawn": True},
          {"concealed": "1p2p3p4p5p6p7p8p9p2p2p5p6p", "win_tile": "7p", "rules": "liupanshui"}]
 SCENARIOS = {"hand": ("/v1/hand", 32), "score": ("/v1/score", 8), "overload": ("/v1/score", 100)}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:
