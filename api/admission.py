@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import error_response
-from api.limits import Limits
+from pipeline.limits import Limits
 
 
 class BodyTimeout(StarletteHTTPException):

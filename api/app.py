@@ -2,7 +2,7 @@
 
 The tile model is loaded once per process at start-up (lifespan) and shared by every request; onnxruntime
 sessions are thread-safe. Photos are processed in worker threads behind a small limiter (see
-:class:`api.vision_service.InferenceRunner`), so the event loop keeps accepting requests and a burst of
+:class:`api.runner.InferenceRunner`), so the event loop keeps accepting requests and a burst of
 uploads queues instead of oversubscribing the CPU. Every process is stateless: run several (``--workers``) or
 several replicas behind any load balancer (api/README.md).
 """
@@ -23,40 +23,41 @@ from api.admission import AdmissionMiddleware
 from api.errors import install_error_handlers
 from api.health import DEFAULT_CHECKS, version
 from api.health import router as health_router
-from api.limits import Limits, limits_from_env
 from api.routes_scoring import router as scoring_router
 from api.routes_vision import router as vision_router
+from api.runner import InferenceRunner
 from api.uploads import BodyLimitMiddleware, body_limit, is_photo_path
-from api.vision_service import InferenceRunner, load_detector
+from pipeline.limits import Limits
+from pipeline.settings import Settings, open_detector
 
 log = logging.getLogger("zhuoji.api")
 WEB = Path(__file__).resolve().parent / "web"
 
 
-def create_app(model_path: str | os.PathLike | None = None, *, threads: int | None = None,
-               concurrency: int | None = None, max_waiting: int | None = None,
+def create_app(model_path: str | os.PathLike | None = None, *, settings: Settings | None = None,
+               threads: int | None = None, concurrency: int | None = None, max_waiting: int | None = None,
                require_model: bool = False, limits: Limits | None = None) -> FastAPI:
     """A new application.
 
-    model_path: ONNX tile model (default ``ZHUOJI_MODEL`` or the shipped ``models/zhuoji-tiles-int8.onnx``).
-    threads: onnxruntime threads per inference (default ``ZHUOJI_THREADS`` or all cores).
-    concurrency: photos processed at once (default ``ZHUOJI_CONCURRENCY`` or 1: one inference already uses
-    every core, so more only adds memory). max_waiting: photos queued beyond that before answering 503 busy
-    (default ``ZHUOJI_MAX_WAITING`` or 64). require_model: fail start-up without a model instead of serving
-    only the text endpoints. limits: the service's bounds (``api.limits``; default: ``zhuoji serve``'s, else the
-    defaults): the photo deadline, body timeouts, upload bytes in flight.
+    settings: models, threads and queue sizes (default: ``Settings.from_env()``, read now). The keyword
+    arguments replace single settings: model_path (ONNX tile model), threads (onnxruntime threads per
+    inference), concurrency (photos processed at once), max_waiting (photos queued beyond that before answering
+    503 busy), limits (the service's bounds: photo deadline, timeouts, upload bytes in flight; ``pipeline.limits``).
+    require_model: fail start-up without a model instead of serving only the text endpoints.
     """
-    env = os.environ.get
-    limits = limits or limits_from_env()
+    settings = (settings or Settings.from_env()).replace(**{k: v for k, v in {
+        "model": None if model_path is None else Path(model_path), "threads": threads or None,
+        "concurrency": concurrency or None, "max_waiting": max_waiting, "limits": limits}.items() if v is not None})
+    limits = settings.limits
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.runner = InferenceRunner(concurrency or int(env("ZHUOJI_CONCURRENCY", "1")),
-                                           max_waiting if max_waiting is not None else int(env("ZHUOJI_MAX_WAITING", "64")),
+        app.state.settings = settings
+        app.state.runner = InferenceRunner(settings.concurrency, settings.max_waiting,
                                            deadline_s=limits.photo_deadline_s, retry_after_s=limits.retry_after_s,
                                            queue_wait_s=limits.queue_wait_s)
         try:
-            app.state.detector = load_detector(model_path, threads or int(env("ZHUOJI_THREADS", "0")) or None)
+            app.state.detector = open_detector(settings)
             app.state.model_error = None
             log.info("model loaded: %s", app.state.detector.model_path)
         except (FileNotFoundError, ValueError, RuntimeError) as exc:

@@ -14,18 +14,17 @@ Caddy: api/README.md) slow clients never reach the process at all.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import json
 import os
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from api.limits import ENV, Limits, limits_from_env
+from pipeline.limits import Limits, limits_from_env
+from pipeline.settings import Settings
 
 
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a header timeout and a connection cap (:class:`~api.limits.Limits`)."""
+    """uvicorn's h11 protocol with a header timeout and a connection cap (:class:`~pipeline.limits.Limits`)."""
 
     limits: Limits | None = None  # read once per process: worker processes start fresh
 
@@ -76,16 +75,21 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.close()
 
 
-def serve(host: str, port: int, workers: int, log_level: str, limits: Limits) -> None:
-    """``zhuoji serve``: uvicorn with the guarded protocol and ``limits`` (handed to the worker processes in
-    ``ZHUOJI_LIMITS``)."""
+def serve(settings: Settings, log_level: str) -> None:
+    """``zhuoji serve``: uvicorn with the guarded protocol and ``settings.limits``."""
     import uvicorn
 
-    changed = {f.name: getattr(limits, f.name) for f in dataclasses.fields(Limits)
-               if getattr(limits, f.name) != f.default}
-    os.environ[ENV] = json.dumps(changed)
+    from api.app import create_app
+
+    limits = settings.limits
     GuardedH11Protocol.limits = limits
-    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers, log_level=log_level,
-                timeout_graceful_shutdown=10, http="api.server:GuardedH11Protocol",
-                timeout_keep_alive=limits.keep_alive_s,  # type: ignore[arg-type]  # a float works: call_later
-                backlog=min(2048, limits.max_connections))
+    options: dict[str, Any] = dict(host=settings.host, port=settings.port, log_level=log_level,
+                                   timeout_graceful_shutdown=10, http="api.server:GuardedH11Protocol",
+                                   timeout_keep_alive=limits.keep_alive_s,  # a float works: call_later
+                                   backlog=min(2048, limits.max_connections))
+    if settings.workers == 1:
+        uvicorn.run(create_app(settings=settings), **options)
+        return
+    # Workers are fresh processes that build the app themselves: the settings reach them as their environment.
+    os.environ.update(settings.env())
+    uvicorn.run("api.app:create_app", factory=True, workers=settings.workers, **options)
