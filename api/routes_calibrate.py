@@ -4,20 +4,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 from fastapi import APIRouter, File, Request, UploadFile
 
-from api.routes_vision import ERRORS, _detector, _image_bytes
-from api.uploads import decode_image
+from api.routes_vision import ERRORS, _detector
+from api.uploads import checked_upload, decode_image
 from pipeline.calibration import calibrate_photo
+from vision.deadline import Deadline
 from vision.detect import Detector
 
 router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
 
 
-def _calibrate(detector: Detector, data: bytes) -> dict[str, Any]:
-    return calibrate_photo(detector, decode_image(data))
+def _calibrate(detector: Detector, data: BinaryIO, deadline: Deadline | None = None) -> dict[str, Any]:
+    return calibrate_photo(detector, decode_image(data), deadline)
 
 
 @router.post("/calibrate", summary="Teach it your set: references from a photo of its 27 suited tiles")
@@ -28,6 +29,6 @@ async def post_calibrate(request: Request, image: Annotated[UploadFile, File(
     at four quarter turns (float16, base64). Send this JSON as the ``calibration`` form field of /v1/read or
     /v1/score to name tiles at that table with it too. A photo without 27 tiles in three rows of nine is a 422
     (``calibration_photo``) saying what was found."""
-    data = await _image_bytes(image)
+    data = await checked_upload(image)
     detector = _detector(request)
-    return await request.app.state.runner.run(_calibrate, detector, data)
+    return await request.app.state.runner.run(_calibrate, detector, data, is_disconnected=request.is_disconnected)

@@ -16,20 +16,23 @@ from vision.calibrate import (
     build_calibration,
     parse_calibration,
 )
+from vision.deadline import Deadline, check
 from vision.detect import Detector
 from vision.detections import Detections
 
 MAX_CALIBRATION = 200_000  # characters: 27 × 4 × 256 float16 numbers in base64 are about 74,000
 
 
-def calibrate_photo(detector: Detector, image: np.ndarray) -> dict[str, Any]:
+def calibrate_photo(detector: Detector, image: np.ndarray, deadline: Deadline | None = None) -> dict[str, Any]:
     """``zhuoji calibrate`` and ``POST /v1/calibrate``: the calibration JSON of a photo of the set's 27 suited tiles
     in three rows (both looks of the detector, as a scored hand gets); refused (``calibration_photo``) with what
-    was found when the photo does not show them so."""
+    was found when the photo does not show them so. ``deadline``: checked between model runs."""
     if detector.classifier is None:
         raise Refused("calibration_photo", "calibration needs the crop classifier, and this service runs without one")
+    dets = detector(image, turned=True, deadline=deadline)
+    check(deadline)
     try:
-        return build_calibration(detector.classifier, image, detector(image, turned=True)).to_json()
+        return build_calibration(detector.classifier, image, dets).to_json()
     except CalibrationError as exc:
         raise Refused("calibration_photo", str(exc)) from None
 

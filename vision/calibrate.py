@@ -36,8 +36,10 @@ import numpy as np
 from vision.classes import CLASS_NAMES
 from vision.classify import Classifier, crop_tiles, tileness, to_input
 from vision.detections import Detections, box_intersection, box_iou
+from vision.files import FileReadError, read_file
 
 VERSION = 1
+MAX_FILE_BYTES = 1_000_000  # a calibration file is about 74 kB
 SUITED = 27
 TURNS = (0, 1, 2, 3)  # quarter turns of each reference crop, counter-clockwise
 # α and T: chosen on black-style photos of other seeds than the benchmark's (benchmarks/bench_calibration.py); on
@@ -296,10 +298,10 @@ def _unit(x: np.ndarray) -> np.ndarray:
 def load_calibration(path: str | Path) -> Calibration:
     """A calibration file written by ``zhuoji calibrate``; a missing or malformed one is a CalibrationError."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CalibrationError(f"cannot read the calibration {path}: {exc.strerror or exc}") from None
-    return parse_calibration(text, str(path))
+        data = read_file(path, MAX_FILE_BYTES)  # a folder, device, FIFO or huge file: one line, never a hang
+    except FileReadError as exc:
+        raise CalibrationError(f"calibration: {exc}") from None
+    return parse_calibration(data, str(path))
 
 
 def parse_calibration(text: str | bytes, source: str = "calibration") -> Calibration:
