@@ -27,8 +27,8 @@ from scoring.scorebook import (
     Carry,
     PlayedRound,
     Scorebook,
-    add_round,
     new_scorebook,
+    play_round,
     remove_round,
     replace_round,
     replay,
@@ -295,14 +295,13 @@ class TableStore:
                                                    "round of this table")
                     return seen.response, True
             self._check_version(row, expected_version)
-            book = add_round(self._book(conn, row), round_)
-            carry = Carry(row.dealer, row.streak, tuple(row.totals))
-            standing = replay(book, start=len(book.rounds), carry=carry)
+            # Only the new round is settled: the table row carries what the round before handed on.
+            played = play_round(row.rules, row.round_count + 1, round_,
+                                Carry(row.dealer, row.streak, tuple(row.totals)))
             now = _now()
-            played = standing.rounds[-1]
             conn.execute(rounds.insert().values(**_round_values(table_id, played, now, now)))
-            table = self._update_table(conn, row, standing.dealer, standing.streak, standing.totals,
-                                       len(book.rounds), now)
+            table = self._update_table(conn, row, played.settlement["next_dealer"], played.settlement["next_streak"],
+                                       played.totals_after, played.number, now)
             answer = {"number": played.number, "settlement": played.settlement, "table": table.to_dict()}
             if idempotency_key is not None:
                 conn.execute(idempotency_keys.insert().values(table_id=table_id, key=idempotency_key,
