@@ -227,3 +227,46 @@ def test_unreachable_database_is_reported():
         TableStore.open("mysql://x@localhost/db")
     with pytest.raises(StoreUnavailable, match="in-memory"):
         TableStore.open("sqlite://")
+
+
+def _open_and_count(url: str, out: multiprocessing.Queue) -> None:
+    store = TableStore.open(url)
+    out.put(store.list_tables()[1])
+    store.close()
+
+
+def test_migrations_match_the_schema_and_race_safely(db_url):
+    """Four replicas (processes) and four threads starting at once on an empty database: one migrates, all
+    open; the migrated schema is exactly tables/schema.py."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from tables.schema import metadata
+
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_open_and_count, args=(db_url, out)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    stores, errors = [], []
+
+    def start() -> None:
+        try:
+            stores.append(TableStore.open(db_url))
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0] * 4 and [out.get(timeout=5) for _ in procs] == [0] * 4
+    assert not errors and len(stores) == 4
+    with stores[0].engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == "0001"
+    for s in stores:
+        s.close()
