@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import command
@@ -77,7 +78,7 @@ def create_engine(url: str) -> sa.Engine:
         raise StoreUnavailable(f"no driver for {describe(str(parsed))}: {exc}") from None
 
 
-def _sqlite_connect(dbapi_connection, _record) -> None:  # noqa: ANN001 (DB-API objects)
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     # SQLAlchemy emits BEGIN itself (below); pysqlite's own implicit transactions would get in the way.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
