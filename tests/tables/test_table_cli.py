@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from table_support import draw_round, impossible_round, win_round
 
 from api.cli import main
 from tables import TableStore
+from tests.tables.support import draw_round, impossible_round, win_round
 
 NAMES = "Ann,Bo,Cy,Di"
 E1 = {0: "56m23344556788s", 1: "123456s234p789m5p", 2: "224567m2468p799s", 3: "3467889m7p11247s"}
@@ -172,13 +172,13 @@ def test_chajiao_photo_and_text(capsys, tmp_path, monkeypatch):
     import cv2
     import numpy as np
 
-    import vision.detect
+    import pipeline.settings
 
     photo = tmp_path / "p0.jpg"
     cv2.imwrite(str(photo), np.full((300, 640, 3), 90, np.uint8))
     # 123m 456p 789s 11p 55p: 叫牌 on 1p and 5p; seat 2's hand waits on nothing.
     tiles = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1p", "1p", "5p", "5p"]
-    monkeypatch.setattr(vision.detect, "get_detector", lambda model=None: _ScriptedDetector(tiles))
+    monkeypatch.setattr(pipeline.settings, "open_detector", lambda settings: _ScriptedDetector(tiles))
     code, out, _ = run(capsys, "chajiao", "--photo", "0", str(photo), "--hand", "2", "11m123p22346799s", "--json")
     assert code == 0
     result = json.loads(out)
