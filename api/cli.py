@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from api.calibrate_commands import add_calibrate
     from api.service_commands import add_live, add_serve
+    from api.table_commands import add_chajiao, add_table
     from api.vision_commands import (
         add_detect,
         add_quantize,
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier,
-                add_train_back_check, add_quantize, add_serve, add_live, add_calibrate):
+                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao, add_calibrate):
         add(sub)
     return parser
 
