@@ -106,10 +106,9 @@ def chicken_transfers(table: Table, ting: list[bool], burned: set[int]) -> tuple
     if rules.bao_ji and rules.chicken_requires_ting:
         transfers += _bao_ji(table, kinds, collects, burned, charging)
 
-    for d, r in _zeren_pairs(table):
+    for d, r, which in _zeren_pairs(table):
         extra = rules.zeren_extra * (2 if kinds.golden else 1)
         if collects[r] and r not in burned and extra:
-            which = "the first discarded 1s" if rules.zeren_scope == "first" else f"a 1s P{d} discarded"
             transfers.append(Transfer(d, r, extra, "chicken",
                                       f"责任鸡 (responsibility chicken): P{d} pays P{r} {extra} extra, "
                                       f"P{r} claimed {which}"))
@@ -229,19 +228,19 @@ def _bao_ji(table: Table, kinds: ChickenKinds, collects: list[bool], burned: set
     return transfers
 
 
-def _zeren_pairs(table: Table) -> list[tuple[int, int]]:
-    """(discarder, claimer) of each 责任鸡: the claimed first 1s; under ``zeren_scope=all`` also every other
-    1s pong/kong whose meld names the seat it came from (one per claimer: a seat holds one 1s meld at most)."""
+def _zeren_pairs(table: Table) -> list[tuple[int, int, str]]:
+    """(discarder, claimer, which 1s) of each 责任鸡: the claimed first 1s; under ``zeren_scope=all`` also every
+    other 1s pong/kong whose meld names the seat it came from (one per claimer: a seat holds one 1s meld)."""
     first = table.first_1s
     pairs = []
     if first is not None and first.claimed_by is not None and not table.first_1s_is_win_tile():
-        pairs.append((first.discarder, first.claimed_by))
+        pairs.append((first.discarder, first.claimed_by, "the first discarded 1s"))
     if table.rules.zeren_scope == "all":
-        claimers = {r for _, r in pairs}
+        claimers = {r for _, r, _ in pairs}
         for owner, player in enumerate(table.players):
             for m in player.melds:
                 if m.tile == YAOJI and m.source is not None and owner not in claimers:
-                    pairs.append((m.source, owner))
+                    pairs.append((m.source, owner, f"a 1s P{m.source} discarded"))
     return pairs
 
 

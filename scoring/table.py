@@ -247,7 +247,8 @@ def _outcome(value: Any) -> Outcome:
         raise ValueError(f"winners lists a seat twice: {list(winners)}")
     discarder = obj.get("discarder")
     discarder = None if discarder is None else _seat(discarder, "discarder")
-    self_drawn = _flag(obj.get("self_drawn", discarder is None), "self_drawn (自摸)")
+    given = obj.get("self_drawn")  # null = not given, as the API schema reads it
+    self_drawn = discarder is None if given is None else _flag(given, "self_drawn (自摸)")
     return Win(winners=winners, win_tile=_tile(obj["win_tile"], "win_tile"), self_drawn=self_drawn,
                discarder=discarder, kong_draw=_flag(obj.get("kong_draw", False), "kong_draw (杠上花)"),
                hot_discard=_flag(obj.get("hot_discard", False), "hot_discard (热炮)"),
