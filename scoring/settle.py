@@ -11,7 +11,9 @@ The state is the JSON form of the table at the end of a hand (RULES.md §10)::
               | {"type": "draw"}
               | {"type": "pass_lock_penalty", "player": 2, "win_tile": "5p"}   # 包牌 (过水)
               | {"type": "false_win", "player": 2},                            # 诈胡
-     "flipped": "4m" | null, "first_1s": {"discarder": 2, "claimed_by": null} | null}
+     "flipped": "4m" | null, "first_1s": {"discarder": 2, "claimed_by": null} | null,
+     # house-rule input (docs/house-rules.md): "first_draw": true in a win outcome (天胡/地胡),
+     "gen_zhuang": false, "first_8p": {"discarder": 3, "claimed_by": null} | null}   # 跟庄, first 8p
 
 A winner's ``concealed`` excludes the winning tile. A ``"rules"`` key in the state wins over the ``rules``
 argument; ``"base"`` in the state wins over the rules' 底分. The result holds the itemized ledger (amounts
