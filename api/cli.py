@@ -98,7 +98,8 @@ def add_win_context_options(p: argparse.ArgumentParser, rules_help: str = "") ->
 
 def add_hand(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hand", help="hand type, fan and win value of a hand (牌型), or its waits without --win")
-    p.add_argument("concealed", help="concealed tiles without the winning tile, e.g. 123m456p789s5p")
+    p.add_argument("concealed", help="concealed tiles without the winning tile, e.g. 123m456p789s5p; or all 14, "
+                                     "the last one written being the winning tile")
     p.add_argument("--win", metavar="TILE", help="the winning tile, e.g. 5p (omit to list the waits)")
     p.add_argument("--self-drawn", action="store_true", help="自摸: the winner drew the tile himself")
     p.add_argument("--flipped", metavar="TILE", help="翻鸡 indicator: the flipped tile (its next rank is a chicken)")

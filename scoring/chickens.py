@@ -79,6 +79,7 @@ def chicken_transfers(table: Table, ting: list[bool], burned: set[int]) -> tuple
 
     holders = _win_tile_holders(table)
     win = table.outcome
+    assert isinstance(win, Win)
     if len(holders) < len(win.winners) and kinds.value(win.win_tile):
         lines.append(f"一炮多响 (several winners on one discard): the one winning tile {win.win_tile} counts once, "
                      f"for P{holders[0]} (the first winner from P{win.discarder}'s 下家 next seat)")
