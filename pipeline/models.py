@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from scoring.hand import WIN_FLAGS
-from scoring.rules import get_rules
+from scoring.rules import MAX_BASE, get_rules
 from scoring.tiles import tile_index
 
 
@@ -257,7 +257,7 @@ class SettleRequest(StrictModel):
     rules: RulesSpec = "gy-normal"
     dealer: Seat = 0
     streak: StrictInt = Field(1, ge=1, le=1000, description="连庄 count k, this hand included")
-    base: StrictInt | None = Field(None, ge=1, le=1_000_000, description="底分; default (or null) the rules' base")
+    base: StrictInt | None = Field(None, ge=1, le=MAX_BASE, description="底分; default (or null) the rules' base")
     players: list[PlayerIn] = Field(min_length=4, max_length=4)
     outcome: Outcome
     flipped: Tile | None = Field(None, description="翻鸡 indicator F; null when the wall was empty")
