@@ -211,8 +211,10 @@ def layout_closeup(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tup
     """8-20 tiles close together: a flat row, a standing row, two or three rows, or a small heap."""
     n = int(rng.integers(8, 21))
     kind = rng.choice(["row", "stand", "rows", "heap"], p=[0.3, 0.25, 0.25, 0.2])
+    if kind in ("row", "stand") and n > 12:  # a single line of more would be a thin strip across the frame
+        n = int(rng.integers(8, 13))
     if kind == "stand":
-        tiles = standing_row(deck, ts, rng, min(n, 14))
+        tiles = standing_row(deck, ts, rng, n)
     elif kind == "heap":
         heap = S.pile(deck, ts, rng, n, radius=0.5 + 0.35 * math.sqrt(n), p_down=rng.uniform(0, 0.2))
         tiles = heap.tiles if heap else []
@@ -245,7 +247,8 @@ def frame_camera(rng: np.random.Generator, focus: list[S.TilePose], ts: S.TileSe
     centre[2] = 0.3 * pts[:, 2].max()
     # the extent across the camera's view: along the row as the owner sees it, rotated by the camera's azimuth
     side = np.array([-math.sin(azimuth), math.cos(azimuth)])
-    extent = float(np.ptp(pts[:, :2] @ side)) + 1e-3
+    depth = np.array([math.cos(azimuth), math.sin(azimuth)])  # away from the camera, foreshortened by the tilt
+    extent = max(float(np.ptp(pts[:, :2] @ side)), float(np.ptp(pts[:, :2] @ depth)) * math.cos(tilt)) + 1e-3
     f = f_rel * size
     half_diag = math.hypot(size / 2, size / 2)
     f = max(f, half_diag / math.tan(math.radians(82) - tilt))  # the steepest corner ray still meets the table
