@@ -495,6 +495,9 @@ def build(out_dir: str | Path, names: list[str], seed: int, views: tuple[str, ..
           workers: int = 1, progress: bool = True, command: str = "") -> Path:
     """Write the scenes and a data.yaml; returns its path. ``split="val"`` puts every scene in validation (a
     benchmark set)."""
+    # Workers are the parallelism; an OpenCV thread pool in the parent could also leave a lock held across the
+    # fork (seen once here: both workers waiting forever)
+    cv2.setNumThreads(1)
     out = Path(out_dir).resolve()
     for kind in ("images", "labels", "difficult"):
         for sp in ("train", "val"):
@@ -503,7 +506,6 @@ def build(out_dir: str | Path, names: list[str], seed: int, views: tuple[str, ..
     jobs = [(out, seed, v, i, size, sp, tuple(names)) for v, i, sp in plan(n, per_view, views, seed, val_frac, split)]
     bar = tqdm(total=len(jobs), desc="views", unit="img", disable=not progress)
     if workers <= 1:
-        cv2.setNumThreads(1)
         results = []
         for job in jobs:
             results.append(_write_one(job))
@@ -554,6 +556,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--shared", type=Path, default=S.SHARED, help="the shared material folder (tile art)")
     args = ap.parse_args(argv)
+    cv2.setNumThreads(1)  # before drawing any style: see build()
     S.set_shared(args.shared)
     views = [v.strip() for v in args.views.split(",") if v.strip()]
     if bad := [v for v in views if v not in VIEWS]:
