@@ -33,7 +33,10 @@ def _load(name: str) -> ModuleType:
 def views(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     old = os.environ.get("ZHUOJI_CACHE")
     os.environ["ZHUOJI_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    yield _load("views")
+    module = _load("views")
+    module.S.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests (as in test_synth.py)
+    module.S.set_shared(ROOT.parent / "shared")
+    yield module
     if old is None:
         os.environ.pop("ZHUOJI_CACHE", None)
     else:
