@@ -24,7 +24,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 
 chromium:
 	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium) \
-		|| echo "chromium could not be installed: the browser test (tests/test_web.py) will skip"
+		|| echo "chromium could not be installed: the browser test (tests/api/test_web.py) will skip"
 
 # CJK fonts for the procedural tile styles (datasets/styles.py); without them tests use the CC0 artwork alone.
 FONTS := fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming fonts-wqy-zenhei fonts-wqy-microhei fonts-lxgw-wenkai
