@@ -30,7 +30,7 @@ chromium:
 FONTS := fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming fonts-wqy-zenhei fonts-wqy-microhei fonts-lxgw-wenkai
 fonts:
 	@dpkg -s $(FONTS) >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q $(FONTS)) \
-		|| echo "the CJK fonts could not be installed: tests/test_views.py uses the CC0 artwork alone"
+		|| echo "the CJK fonts could not be installed: tests/datasets/test_views.py uses the CC0 artwork alone"
 
 run: $(VENV)/.installed-run
 	$(BIN)/zhuoji serve --host $(HOST) --port $(PORT)

@@ -29,17 +29,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from bench_detector import REAL, REAL_REMAP, Cached, ours_predictor
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_detector import REAL, REAL_REMAP, Cached, ours_predictor  # noqa: E402
-
-from vision.classes import BACK, CLASS_NAMES, NUM_CLASSES  # noqa: E402
-from vision.detect import DEFAULT_MODEL, Detector  # noqa: E402
-from vision.detections import box_iou  # noqa: E402
-from vision.evaluate import SUITED, EvalResult, evaluate, finding_ap50, read_difficult, read_yolo_labels  # noqa: E402
+from vision.classes import BACK, CLASS_NAMES, NUM_CLASSES
+from vision.detect import DEFAULT_MODEL, Detector
+from vision.detections import box_iou
+from vision.labels import read_yolo_labels
+from vision.training.evaluate import SUITED, EvalResult, evaluate, finding_ap50, read_difficult
 
 VIEW_ORDER = ("standing", "melds", "river", "closeup", "turned")
 VIEW_NAMES = {"standing": "standing row from the seat", "melds": "flat hand with melds", "river": "river",
@@ -47,7 +43,7 @@ VIEW_NAMES = {"standing": "standing row from the seat", "melds": "flat hand with
 
 
 def tile_accuracy(result: EvalResult) -> tuple[float, float, int]:
-    """(tile accuracy, precision, labelled tiles) from the confusion of confident boxes (``vision.evaluate``:
+    """(tile accuracy, precision, labelled tiles) from the confusion of confident boxes (``vision.training.evaluate``:
     class-agnostic matching at IoU >= 0.5; the last row and column are 'not found' and 'a box on nothing')."""
     c = result.confusion
     right = int(np.trace(c[:NUM_CLASSES, :NUM_CLASSES]))
@@ -69,7 +65,7 @@ def misses(result: EvalResult, k: int = 6) -> str:
 
 
 def miss_sheet(pipeline: Cached, images: list[Path], labels: Path, hard: Path, most: int = 80) -> np.ndarray | None:
-    """Crops of the labelled tiles the pipeline misses or misnames (matched as ``vision.evaluate`` matches the
+    """Crops of the labelled tiles the pipeline misses or misnames (matched as ``vision.training.evaluate`` matches the
     confusion: best overlap first, IoU >= 0.5, each box once), captioned ``truth>read``, 10 to a row."""
     crops = []
     for path in images:

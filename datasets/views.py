@@ -45,13 +45,8 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-HERE = Path(__file__).resolve().parent
-for p in (HERE, HERE.parent):  # run as a script: make `synth`, `styles` and `vision` importable
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-import styles as styles_mod  # noqa: E402
-import synth as S  # noqa: E402
+from datasets import styles as styles_mod
+from datasets import synth as S
 
 VIEWS = ("standing", "melds", "river", "closeup", "turned")
 TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "turned": 0.1}

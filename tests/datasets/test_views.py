@@ -16,7 +16,7 @@ import pytest
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SIZE = 320
 
 
