@@ -32,6 +32,11 @@ fonts:
 	@dpkg -s $(FONTS) >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q $(FONTS)) \
 		|| echo "the CJK fonts could not be installed: tests/datasets/test_views.py uses the CC0 artwork alone"
 
+# The table tests run on SQLite and on a throwaway PostgreSQL server they start themselves (tests/tables).
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q postgresql) \
+		|| echo "postgresql could not be installed: the PostgreSQL cases of tests/tables will skip"
+
 run: $(VENV)/.installed-run
 	$(BIN)/zhuoji serve --host $(HOST) --port $(PORT)
 
@@ -41,7 +46,7 @@ demo: $(VENV)/.installed-run
 	$(BIN)/zhuoji hand 2m3m4m5s6s7s8p8p8p3m3m6m7m --win 5m
 	$(BIN)/zhuoji settle tests/data/tables/e1.json
 
-test: $(VENV)/.installed-dev chromium fonts
+test: $(VENV)/.installed-dev chromium postgresql fonts
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -51,5 +56,6 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_detector.py
 	$(BIN)/python benchmarks/bench_classifier.py
 	$(BIN)/python benchmarks/bench_real_hands.py
+	$(BIN)/python benchmarks/bench_tables.py
 
-.PHONY: run demo test bench chromium fonts
+.PHONY: run demo test bench chromium postgresql fonts
