@@ -6,7 +6,7 @@ Order of the checks, cheapest first, so a hostile upload costs as little as poss
    and stops reading a body without one (chunked) as soon as it passes the limit.
 2. :func:`check_image` refuses a declared type that is not an image, bytes that are no JPEG/PNG/WebP/BMP/TIFF
    (HEIC gets its own hint), and a header that announces more pixels than we decode (``vision.images``).
-3. :func:`decode_image` decodes with ``load_image`` and caps the decoded pixel count as a last line.
+3. :func:`decode_image_reduced` decodes with ``load_image_reduced`` and caps the decoded pixel count as a last line.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import ApiError, error_response
-from vision.images import MAX_PIXELS, ImageError, header_size, load_image, sniff_format
+from vision.images import MAX_PIXELS, ImageError, header_size, load_image_reduced, sniff_format
 
 MB = 1024 * 1024
 MAX_IMAGE_BYTES = 20 * MB  # one phone photo is 2–8 MB; the web page sends ≤ 1600 px JPEGs of ~0.3 MB
@@ -114,13 +114,16 @@ def check_image(data: bytes, content_type: str | None, field: str = "image") -> 
     return fmt
 
 
-def decode_image(data: bytes, field: str = "image") -> np.ndarray:
-    """Decode checked bytes to a BGR array; ``ApiError`` 422 for corrupt, truncated or oversized images."""
+def decode_image_reduced(data: bytes, field: str = "image",
+                         min_side: int | None = None) -> tuple[np.ndarray, tuple[int, int]]:
+    """Decode checked bytes to a BGR array, a large JPEG at reduced size when ``min_side`` is given
+    (``vision.images.load_image_reduced``), and the photo's full (width, height); ``ApiError`` 422 for corrupt,
+    truncated or oversized images."""
     try:
-        image = load_image(data)
+        image, full_size = load_image_reduced(data, min_side)
     except ImageError as exc:
         raise ApiError(422, "invalid_image", f"{field}: {exc}".replace("uploaded data: ", "")) from exc
     h, w = image.shape[:2]
     if h * w > MAX_PIXELS:  # a format whose header we could not read announced nothing: cap after decoding
         raise ApiError(422, "image_too_large", f"{field}: image too large ({w}×{h} pixels; at most {MAX_PIXELS:,})")
-    return image
+    return image, full_size

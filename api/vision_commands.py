@@ -25,10 +25,11 @@ def add_detect(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_detect)
 
 
-def _add_turned_option(p: argparse.ArgumentParser, default: bool) -> None:
+def _add_turned_option(p: argparse.ArgumentParser, default: bool | None) -> None:
     p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=default,
                    help="also look at the photo turned 180° and average both looks: fewer misread tiles for twice "
-                        f"the detection time (default: {'on' if default else 'off'})")
+                        "the detection time (default: " + ("on when a tile is doubtful after the first look"
+                                                           if default is None else "on" if default else "off") + ")")
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -43,13 +44,12 @@ def run_detect(args: argparse.Namespace) -> int:
     detector = get_detector(args.model)
     failed = 0
     for path in args.images:
-        try:
-            image = load_image(path)
+        try:  # the detector decodes the file itself: a large JPEG at the reduced size it needs
+            dets = detector(path, conf=args.conf, tiled=args.tiled or None, turned=args.turned, **overlap)
         except ImageError as exc:
             print(f"zhuoji detect: {exc}", file=sys.stderr)
             failed += 1
             continue
-        dets = detector(image, conf=args.conf, tiled=args.tiled or None, turned=args.turned, **overlap)
         order = dets.xyxy[:, 0].argsort(kind="stable")
         as_json = dets.to_json()
         boxes = [as_json[i] for i in order]
@@ -62,7 +62,7 @@ def run_detect(args: argparse.Namespace) -> int:
         if args.annotate:
             out = args.annotate / f"{path.stem}.jpg" if len(args.images) > 1 else args.annotate
             out.parent.mkdir(parents=True, exist_ok=True)
-            if not cv2.imwrite(str(out), draw_detections(image, dets)):
+            if not cv2.imwrite(str(out), draw_detections(load_image(path), dets)):
                 raise ValueError(f"cannot write {out} (use a .jpg or .png name)")
     return 1 if failed else 0
 
@@ -71,7 +71,7 @@ def _add_photo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("image", type=Path, help="photo of one player's revealed hand")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--annotate", type=Path, metavar="OUT", help="write the photo with the tiles as read (JPEG)")
-    _add_turned_option(p, default=True)
+    _add_turned_option(p, default=None)
     p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
 
 
@@ -103,7 +103,8 @@ def _read_photo_arg(args: argparse.Namespace):
         raise ValueError(f"{args.image}: no such file")
     detector = get_detector(args.model)
     try:
-        return detector, read_photo(detector, args.image.read_bytes(), turned=args.turned)
+        turned = "auto" if args.turned is None else args.turned
+        return detector, read_photo(detector, args.image.read_bytes(), turned=turned)
     except ApiError as exc:
         raise ValueError(f"{args.image}: {exc.message}") from None
 

@@ -36,7 +36,7 @@ from api.schemas import (
     ScoreResponse,
 )
 from api.scoring_service import analyze
-from api.uploads import decode_image
+from api.uploads import decode_image_reduced
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
 from vision.classes import CLASS_NAMES
@@ -84,40 +84,48 @@ class InferenceRunner:
 
 @dataclass
 class Photo:
-    """One photo through the vision stages."""
+    """One photo through the vision stages. ``image`` and ``dets`` may be a reduced decode of a large photo
+    (``full_size``: the photo's own width and height, to which answers map the boxes)."""
 
     image: np.ndarray
     dets: Detections
     layout: Layout
     reading: Reading
     seconds: float
+    full_size: tuple[int, int] | None = None
+
+    def boxes(self) -> Detections:
+        """The detections in the photo's own pixels."""
+        return self.dets.rescaled(self.full_size) if self.full_size else self.dets
 
 
-def _image_info(image: np.ndarray) -> ImageInfo:
-    return ImageInfo(width=int(image.shape[1]), height=int(image.shape[0]))
+def _min_side(detector: Detector) -> int | None:
+    """The longer side a detector needs of a photo (None: the full photo; detectors standing in for tests)."""
+    return getattr(detector, "min_side", None)
 
 
 def detect_photo(detector: Detector, data: bytes) -> DetectResponse:
     """``POST /v1/detect``: boxes, tile names and confidences."""
     start = time.perf_counter()
-    image = decode_image(data)
-    dets = detector(image)
+    image, (width, height) = decode_image_reduced(data, "image", _min_side(detector))
+    dets = detector(image).rescaled((width, height))
     tiles = [DetectedTile(index=i, tile=d["tile"], box=d["box"], confidence=d["confidence"],
                           alternatives=[Alternative(**a) for a in d["alternatives"]])
              for i, d in enumerate(dets.to_json())]
-    return DetectResponse(image=_image_info(image), count=len(tiles), tiles=tiles, model=detector.model_path.name,
+    return DetectResponse(image=ImageInfo(width=width, height=height), count=len(tiles), tiles=tiles, model=detector.model_path.name,
                           seconds=round(time.perf_counter() - start, 3))
 
 
-def read_photo(detector: Detector, data: bytes, field: str = "image", turned: bool = True) -> Photo:
+def read_photo(detector: Detector, data: bytes, field: str = "image", turned: bool | str = "auto") -> Photo:
     """Decode, detect, group (``vision.layout``) and read (``vision.reading``) one hand photo. ``turned``: the
-    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time)."""
+    detector also looks at the photo turned 180° ("auto": when a tile is doubtful after the first look). A large
+    JPEG is decoded at the reduced size the detector needs; the answer's boxes are in the photo's pixels."""
     start = time.perf_counter()
-    image = decode_image(data, field)
+    image, full_size = decode_image_reduced(data, field, _min_side(detector))
     dets = detector(image, turned=turned)
     lay = layout(dets, mode="hand")
     reading = read(dets, lay, image)
-    return Photo(image, dets, lay, reading, time.perf_counter() - start)
+    return Photo(image, dets, lay, reading, time.perf_counter() - start, full_size)
 
 
 def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
@@ -140,7 +148,7 @@ def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
 
 def read_response(photo: Photo, model: str) -> dict[str, Any]:
     """The fields of a :class:`ReadResponse` (a dict, so :class:`ScoreResponse` can extend it)."""
-    dets, lay, reading = photo.dets, photo.layout, photo.reading
+    dets, lay, reading = photo.boxes(), photo.layout, photo.reading
     roles = _box_tiles(photo)
     changed = {c.box for c in reading.changes}
     doubtful = {b for d in reading.doubtful for b in d.boxes}
@@ -154,7 +162,8 @@ def read_response(photo: Photo, model: str) -> dict[str, Any]:
                     melds=[MeldRead(type=g.type, tile=m["tile"], boxes=g.boxes, missing=g.missing)
                            for g, m in zip(lay.melds, reading.melds, strict=False)],
                     river=reading.river, indicator=reading.indicator, count=reading.count, complete=reading.complete)
-    return {"image": _image_info(photo.image), "tiles": tiles, "hand": hand, "ok": reading.ok,
+    width, height = photo.full_size or (photo.image.shape[1], photo.image.shape[0])
+    return {"image": ImageInfo(width=width, height=height), "tiles": tiles, "hand": hand, "ok": reading.ok,
             "retake": [RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake],
             "changes": [c.to_json() for c in reading.changes], "doubtful": [d.to_json() for d in reading.doubtful],
             "layout": lay.to_json(), "model": model, "seconds": round(photo.seconds, 3)}

@@ -22,7 +22,7 @@ from vision.back_check import DEFAULT_BACK_CHECK, BackCheck
 from vision.classes import BACK, CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
 from vision.detections import Detections, box_intersection, box_iou
-from vision.images import ImageError, load_image
+from vision.images import ImageError, load_image, load_image_reduced
 from vision.sessions import open_session
 from vision.tiling import DECIDE_CONF, Window, inner_cut, plan_windows, texture_map, windows_over
 
@@ -35,6 +35,11 @@ DEFAULT_MODEL = ROOT / "models" / "zhuoji-tiles-int8.onnx"
 # ANY_NAME_IOU: neighbours in a row seen at a slant overlap by 0.5–0.7 (their whole-tile boxes) and usually differ.
 SAME_NAME_IOU = 0.6
 ANY_NAME_IOU = 0.7
+MIN_DECODE_SIDE = 1600  # see Detector.min_side
+# turned="auto" looks again at the photo turned 180° when a box is named less surely than this, or is less surely
+# a tile: the second look is for doubtful tiles, and most photos have none.
+DOUBT_NAME_BELOW = 0.9
+DOUBT_CONF_BELOW = 0.5
 
 
 @dataclass(frozen=True)
@@ -87,23 +92,39 @@ class Detector:
         if names and [names[str(i)] for i in range(len(names))] != list(CLASS_NAMES):
             raise ValueError(f"{path}: its classes do not match this version's {len(CLASS_NAMES)} classes")
         self.model_path = path
+        # Photos decoded from a file or bytes are decoded at reduced size down to this longer side: one pass sees
+        # 640 px, and windows over small tiles keep them at least TARGET_TILE_PX (a 12 MP JPEG at 2000 px).
+        self.min_side = MIN_DECODE_SIDE
 
     def raw(self, canvas: np.ndarray) -> np.ndarray:
         """Run the network on one letterboxed BGR canvas; returns (4 + classes, anchors)."""
         return self.session.run(None, {self.input_name: to_input(canvas)})[0][0]
 
     def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
-                 max_det: int = 300, turned: bool = False, closer: bool = True,
+                 max_det: int = 300, turned: bool | str = False, closer: bool = True,
                  iou_any: float = ANY_NAME_IOU) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
+        ``tiled``: None looks again, closer, only where the first pass's tiles are too small for the network
+        (``vision/tiling.py``); True at the whole photo in windows; False never.
         ``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
-        (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``).
+        (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``);
+        ``"auto"``: only when the first look leaves a tile doubtful (:func:`doubtful`).
         ``closer``: combine the class scores with the crop classifier's (when this detector has one), and check
         each box named ``back`` with the back check (when it has one); a box the check sinks below ``conf`` is
-        dropped: something flat in a back's colour, not a face-down tile."""
-        img = load_image(image)
+        dropped: something flat in a back's colour, not a face-down tile.
+        A path or encoded photo far larger than needed is decoded at reduced size (``min_side``); the boxes are
+        always in the photo's own pixels."""
+        img, full = load_image_reduced(image, self.min_side)
+        args = (conf, iou, tiled, max_det, closer, iou_any)
+        dets = self._look(img, turned is True, *args)
+        if turned == "auto" and doubtful(dets, conf).any():
+            dets = self._look(img, True, *args)
+        return dets.rescaled(full)
+
+    def _look(self, img: np.ndarray, turned: bool, conf: float, iou: float, tiled: bool | None, max_det: int,
+              closer: bool, iou_any: float) -> Detections:
         h, w = img.shape[:2]
         boxes, scores, view = self._predict(img, 0, 0, conf)
         if turned:
@@ -155,6 +176,14 @@ class Detector:
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.pad_y) / lb.scale + y0
         nh, nw = round(img.shape[0] * lb.scale), round(img.shape[1] * lb.scale)
         return boxes, scores[keep], canvas[lb.pad_y:lb.pad_y + nh, lb.pad_x:lb.pad_x + nw]
+
+
+def doubtful(dets: Detections, conf: float = 0.25) -> np.ndarray:
+    """Which boxes of a first look are worth a second, turned look: named with top-1 probability under
+    ``DOUBT_NAME_BELOW``, or a tile with confidence under ``DOUBT_CONF_BELOW`` (from ``conf``: below it they are
+    not reported at all)."""
+    return (dets.confidence >= conf) & ((dets.top3_prob[:, 0] < DOUBT_NAME_BELOW) |
+                                        (dets.confidence < DOUBT_CONF_BELOW))
 
 
 def _drop_spanning(boxes: np.ndarray, keep: np.ndarray, covered: float = 0.7, part: float = 0.2) -> np.ndarray:

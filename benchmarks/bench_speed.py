@@ -1,0 +1,184 @@
+"""Speed on real-sized photos: whole process vs the mahjong-detector pipeline, per-stage times, the service, live mode.
+
+    python benchmarks/make_inputs.py                 # once: builds benchmarks/inputs/ (about 15 s)
+    python benchmarks/bench_speed.py [--inputs benchmarks/inputs] [--rounds 3] [--skip process,stages,service,live]
+
+Four parts, all on the inputs ``make_inputs.py`` writes:
+
+* ``process``: the whole process, start-up and decoding included, over a folder of photos: ``zhuoji detect --json
+  FOLDER/*.jpg`` against one Python process calling mahjong-detector's ``detect_tiles`` on each file (what its
+  own command line does per photo). Ours and the peer alternate, ``--rounds`` times each; the medians and their
+  ratio. On ``mixed/`` (25 photos of 0.4–12 MP) and each of the other photo folders.
+* ``stages``: per photo, median ms of each stage run the way the detector runs them: decode (``load_image``, at
+  reduced size where the detector would ask for it), detect (the network's passes and the boxes, ``closer=False``),
+  classify (the crop classifier), back check, layout, reading; and the whole ``Detector`` call and
+  ``Detector(turned="auto")`` as ``read`` runs it. On ``phone/`` (12 MP, one hand), ``catalogue/`` (8 MP, 150
+  tiles) and ``frames/`` (640 px).
+* ``service``: ``POST /v1/detect`` and ``/v1/score`` on the 12 MP photos, in process (FastAPI's test client), p50.
+* ``live``: ``zhuoji live`` on ``live_720p.avi`` (10 s at 30 frames/s): processed frames/s and changes of reading.
+
+The machine's load changes the absolute times: run it on a quiet machine, and read the ratios first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PEER = ("import sys\nfrom mahjong_detector import detect_tiles\n"
+        "for p in sys.argv[1:]:\n    print(p, ' '.join(detect_tiles(p)))\n")
+
+
+def run_process(cmd: list[str]) -> float:
+    t = time.perf_counter()
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:3])} ... failed: {out.stderr.strip()[-400:]}")
+    return time.perf_counter() - t
+
+
+def process(folder: Path, rounds: int) -> None:
+    photos = [str(p) for p in sorted(folder.glob("*.jpg"))]
+    ours_cmd = [str(Path(sys.executable).parent / "zhuoji"), "detect", "--json", *photos]
+    peer_cmd = [sys.executable, "-c", PEER, *photos]
+    ours, peer = [], []
+    for r in range(rounds):  # alternate, the first of each pair swapping, so both see the same load
+        pair = [(ours, ours_cmd), (peer, peer_cmd)]
+        for times, cmd in pair if r % 2 == 0 else pair[::-1]:
+            times.append(run_process(cmd))
+    o, p = statistics.median(ours), statistics.median(peer)
+    print(f"| {folder.name} ({len(photos)} photos) | {o:.2f} s | {p:.2f} s | {o / p:.2f} | "
+          f"{' '.join(f'{t:.2f}' for t in ours)} / {' '.join(f'{t:.2f}' for t in peer)} |")
+
+
+def stages(folder: Path, repeats: int) -> None:
+    import cv2  # noqa: F401  (loaded before timing)
+
+    from vision.detect import get_detector
+    from vision.images import load_image
+    from vision.layout import layout
+    from vision.reading import read
+
+    detector = get_detector()
+    photos = sorted(folder.glob("*.jpg"))
+    times: dict[str, list[float]] = {k: [] for k in ("decode", "detect", "classify", "back check", "layout",
+                                                      "reading", "Detector()", "Detector(turned='auto')")}
+    boxes = []
+    for path in photos:
+        data = path.read_bytes()
+        for rep in range(repeats + 1):
+            t = {}
+            t0 = time.perf_counter()
+            img = load_image(data, min_side=detector.min_side)
+            t["decode"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            dets = detector(img, closer=False)
+            t["detect"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            named = detector.classifier(img, dets) if detector.classifier else dets
+            t["classify"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            if detector.back_check:
+                detector.back_check(img, named)
+            t["back check"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            lay = layout(named, mode="hand")
+            t["layout"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            read(named, lay, img)
+            t["reading"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            full = detector(img)
+            t["Detector()"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            detector(img, turned="auto")
+            t["Detector(turned='auto')"] = time.perf_counter() - t0
+            if rep:  # the first round warms caches and sessions
+                for k, v in t.items():
+                    times[k].append(v)
+        boxes.append(len(full))
+    med = {k: 1000 * statistics.median(v) for k, v in times.items()}
+    print(f"| {folder.name} ({len(photos)}, {statistics.median(boxes):.0f} boxes) | "
+          + " | ".join(f"{med[k]:.1f}" for k in times) + " |")
+
+
+def service(folder: Path, repeats: int) -> None:
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    photos = sorted(folder.glob("*.jpg"))
+    with TestClient(create_app()) as client:
+        for route in ("/v1/detect", "/v1/score"):
+            times = []
+            for rep in range(repeats + 1):
+                for p in photos:
+                    t = time.perf_counter()
+                    r = client.post(route, files={"image": (p.name, p.read_bytes(), "image/jpeg")},
+                                    data={"annotate": "false"} if route == "/v1/score" else None)
+                    if r.status_code != 200:
+                        raise SystemExit(f"{route} {p.name}: {r.status_code} {r.text[:200]}")
+                    if rep:
+                        times.append(time.perf_counter() - t)
+            print(f"{route} on {folder.name}/ ({len(photos)} photos × {repeats}): p50 "
+                  f"{1000 * statistics.median(times):.0f} ms, p90 {1000 * sorted(times)[int(0.9 * len(times))]:.0f} ms")
+
+
+def live(video: Path) -> None:
+    cmd = [str(Path(sys.executable).parent / "zhuoji"), "live", "--source", str(video), "--json"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"zhuoji live failed: {out.stderr.strip()[-400:]}")
+    lines = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    summary = lines[-1]["summary"]
+    readings = [line["reading"] for line in lines[:-1]]
+    print(f"zhuoji live {video.name}: {summary['frames_processed']} of {summary['frames_read']} frames in "
+          f"{summary['seconds']} s: {summary['fps']} frames/s, {summary['ms_per_frame']} ms per frame; "
+          f"{summary['changes']} announced reading(s): {readings}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--inputs", type=Path, default=ROOT / "benchmarks" / "inputs")
+    ap.add_argument("--rounds", type=int, default=3, help="whole-process runs of each pipeline (median)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs per photo in the stage and service parts")
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip: process, stages, service, live")
+    args = ap.parse_args()
+    if not (args.inputs / "mixed").is_dir():
+        ap.error(f"{args.inputs}: no inputs there (run benchmarks/make_inputs.py first)")
+    skip = set(args.skip.split(","))
+    import os
+
+    print(f"# Speed benchmark ({os.cpu_count()} cores)")
+    if "process" not in skip:
+        print("\n## Whole process (start-up + decode + detect), ours `zhuoji detect --json` vs mahjong-detector\n")
+        print("| photos | ours (median) | mahjong-detector (median) | ours / peer | runs ours / peer |")
+        print("| --- | --- | --- | --- | --- |")
+        for sub in ("mixed", "phone", "catalogue", "frames"):
+            process(args.inputs / sub, args.rounds)
+    if "stages" not in skip:
+        print("\n## Per stage, median ms per photo\n")
+        print("| photos | decode | detect | classify | back check | layout | reading | Detector() | "
+              "Detector(turned='auto') |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for sub in ("phone", "catalogue", "frames"):
+            stages(args.inputs / sub, args.repeats)
+    if "service" not in skip:
+        print("\n## Service\n")
+        service(args.inputs / "phone", args.repeats)
+    if "live" not in skip:
+        print("\n## Live mode\n")
+        live(args.inputs / "live_720p.avi")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
