@@ -15,7 +15,7 @@ Four parts, all on the inputs ``make_inputs.py`` writes:
   ``Detector(turned="auto")`` as ``read`` runs it. On ``phone/`` (12 MP, one hand), ``catalogue/`` (8 MP, 150
   tiles) and ``frames/`` (640 px).
 * ``service``: ``POST /v1/detect`` and ``/v1/score`` on the 12 MP photos, in process (FastAPI's test client), p50.
-* ``live``: ``zhuoji live`` on ``live_720p.avi`` (10 s at 30 frames/s): processed frames/s and changes of reading.
+* ``live``: ``zhuoji live`` on ``live_720p.mp4`` (10 s at 30 frames/s): processed frames/s and changes of reading.
 
 The machine's load changes the absolute times: run it on a quiet machine, and read the ratios first.
 """
@@ -63,7 +63,7 @@ def stages(folder: Path, repeats: int) -> None:
     import cv2  # noqa: F401  (loaded before timing)
 
     from vision.detect import get_detector
-    from vision.images import load_image
+    from vision.images import load_image_reduced
     from vision.layout import layout
     from vision.reading import read
 
@@ -77,7 +77,7 @@ def stages(folder: Path, repeats: int) -> None:
         for rep in range(repeats + 1):
             t = {}
             t0 = time.perf_counter()
-            img = load_image(data, min_side=detector.min_side)
+            img = load_image_reduced(data, detector.min_side)[0]
             t["decode"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             dets = detector(img, closer=False)
@@ -176,7 +176,7 @@ def main() -> int:
         service(args.inputs / "phone", args.repeats)
     if "live" not in skip:
         print("\n## Live mode\n")
-        live(args.inputs / "live_720p.avi")
+        live(args.inputs / "live_720p.mp4")
     return 0
 
 

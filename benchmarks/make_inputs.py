@@ -13,7 +13,7 @@ Writes (under ``--out``, git-ignored):
 * ``frames/``: 640 px frames: real test photos as they are.
 * ``mixed/``: 25 photos of mixed sizes, 0.4–12 MP: test photos scaled to 640², 1280×960, 2048×1536, 3264×2448
   and 4000×3000, in turn.
-* ``live_720p.avi``: 10 s of 720p video at 30 frames/s from one hand photo, panned gently left and right
+* ``live_720p.mp4``: 10 s of 720p video at 30 frames/s from one hand photo (``tests/data/real_hands/hand_01.jpg``), panned gently left and right
   (±60 px, one sweep per 4 s) with a pixel or two of hand-held jitter.
 
 The functions are also what the live-mode test builds its video with.
@@ -32,6 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4"
 TABLE_BGR = (60, 110, 50)  # a green table cloth
+LIVE_HAND = ROOT / "tests" / "data" / "real_hands" / "hand_01.jpg"  # a real photo of one 14-tile hand in a row
 
 
 def table(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
@@ -126,7 +127,8 @@ def write_video(path: Path, frames, fps: float = 30.0) -> Path:
     writer = None
     for frame in frames:
         if writer is None:
-            writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (frame.shape[1], frame.shape[0]))
+            fourcc = cv2.VideoWriter_fourcc(*("MJPG" if path.suffix == ".avi" else "mp4v"))
+            writer = cv2.VideoWriter(str(path), fourcc, fps, (frame.shape[1], frame.shape[0]))
             if not writer.isOpened():
                 raise RuntimeError(f"cannot write {path}")
         writer.write(frame)
@@ -171,9 +173,9 @@ def main() -> int:
     for i, p in enumerate(images[:25]):
         cv2.imwrite(str(args.out / "mixed" / f"mixed_{i:02d}.jpg"),
                     scaled(cv2.imread(str(p)), sizes[i % len(sizes)], rng), jpeg)
-    write_video(args.out / "live_720p.avi", panned_frames(cv2.imread(str(hands[0])), seed=args.seed))
+    write_video(args.out / "live_720p.mp4", panned_frames(cv2.imread(str(LIVE_HAND)), seed=args.seed))
     print(f"wrote {args.out}: phone/ {len(list((args.out / 'phone').glob('*.jpg')))}, catalogue/ {args.photos}, "
-          f"frames/ {len(list((args.out / 'frames').glob('*.jpg')))}, mixed/ 25, live_720p.avi (from {hands[0].name})")
+          f"frames/ {len(list((args.out / 'frames').glob('*.jpg')))}, mixed/ 25, live_720p.mp4 (from {LIVE_HAND.name})")
     return 0
 
 

@@ -38,8 +38,8 @@ ANY_NAME_IOU = 0.7
 MIN_DECODE_SIDE = 1600  # see Detector.min_side
 # turned="auto" looks again at the photo turned 180° when a box is named less surely than this, or is less surely
 # a tile: the second look is for doubtful tiles, and most photos have none.
-DOUBT_NAME_BELOW = 0.9
-DOUBT_CONF_BELOW = 0.5
+DOUBT_NAME_BELOW = 0.8
+DOUBT_CONF_BELOW = 0.4
 
 
 @dataclass(frozen=True)
