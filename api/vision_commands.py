@@ -19,7 +19,9 @@ def add_detect(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--iou", type=float,
                    help="IoU from which two boxes of the same name are one tile (default 0.6; two boxes of "
                         "different names from 0.7, or from --iou when it is higher)")
-    p.add_argument("--tiled", action="store_true", help="also detect on overlapping crops (large table photos)")
+    p.add_argument("--tiled", action="store_true",
+                   help="also look at the whole photo in overlapping windows (default: only where the tiles found "
+                        "are too small for one pass)")
     _add_turned_option(p, default=False)
     p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
     p.set_defaults(func=run_detect)

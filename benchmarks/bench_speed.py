@@ -16,6 +16,8 @@ Four parts, all on the inputs ``make_inputs.py`` writes:
   tiles) and ``frames/`` (640 px).
 * ``service``: ``POST /v1/detect`` and ``/v1/score`` on the 12 MP photos, in process (FastAPI's test client), p50.
 * ``live``: ``zhuoji live`` on ``live_720p.mp4`` (10 s at 30 frames/s): processed frames/s and changes of reading.
+* ``sessions``: onnxruntime session options (threads, spinning, graph optimizations, memory arena) on the detector
+  and the crop classifier.
 
 The machine's load changes the absolute times: run it on a quiet machine, and read the ratios first.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -145,18 +148,54 @@ def live(video: Path) -> None:
           f"{summary['changes']} announced reading(s): {readings}")
 
 
+def sessions(repeats: int) -> None:
+    """onnxruntime session options on the detector (one 640 px canvas) and the crop classifier (32 crops): the
+    fastest of ``repeats`` × 10 runs of each, the variants taken in turn so that they share the machine's load."""
+    import numpy as np
+    import onnxruntime as ort
+
+    from vision.classify import DEFAULT_CLASSIFIER
+    from vision.detect import DEFAULT_MODEL
+
+    rng = np.random.default_rng(0)
+    inputs = {DEFAULT_MODEL: rng.random((1, 3, 640, 640), np.float32),
+              DEFAULT_CLASSIFIER: rng.random((32, 3, 64, 64), np.float32)}
+    variants = {"threads=cores, no spinning (shipped)": dict(spin="0"), "threads=cores, spinning": dict(spin="1"),
+                "threads=1": dict(threads=1, spin="0"), "basic graph optimizations": dict(spin="0", level="basic"),
+                "no memory arena": dict(spin="0", arena=False)}
+    for path, x in inputs.items():
+        made = {}
+        for name, v in variants.items():
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = v.get("threads", os.cpu_count() or 1)
+            opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if v.get("level")
+                                             else ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+            opts.enable_cpu_mem_arena = v.get("arena", True)
+            opts.add_session_config_entry("session.intra_op.allow_spinning", v["spin"])
+            made[name] = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        feed = {next(iter(made.values())).get_inputs()[0].name: x}
+        best = {name: float("inf") for name in made}
+        for _ in range(repeats):
+            for name, session in made.items():
+                session.run(None, feed)
+                for _ in range(10):
+                    t = time.perf_counter()
+                    session.run(None, feed)
+                    best[name] = min(best[name], time.perf_counter() - t)
+        print(f"{path.name}: " + "; ".join(f"{name} {1000 * t:.1f} ms" for name, t in best.items()))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--inputs", type=Path, default=ROOT / "benchmarks" / "inputs")
     ap.add_argument("--rounds", type=int, default=3, help="whole-process runs of each pipeline (median)")
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per photo in the stage and service parts")
-    ap.add_argument("--skip", default="", help="comma-separated parts to skip: process, stages, service, live")
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip: process, stages, service, live, "
+                                               "sessions")
     args = ap.parse_args()
     if not (args.inputs / "mixed").is_dir():
         ap.error(f"{args.inputs}: no inputs there (run benchmarks/make_inputs.py first)")
     skip = set(args.skip.split(","))
-    import os
-
     print(f"# Speed benchmark ({os.cpu_count()} cores)")
     if "process" not in skip:
         print("\n## Whole process (start-up + decode + detect), ours `zhuoji detect --json` vs mahjong-detector\n")
@@ -177,6 +216,9 @@ def main() -> int:
     if "live" not in skip:
         print("\n## Live mode\n")
         live(args.inputs / "live_720p.mp4")
+    if "sessions" not in skip:
+        print("\n## onnxruntime session options, fastest run\n")
+        sessions(args.repeats)
     return 0
 
 

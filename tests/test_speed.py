@@ -31,6 +31,13 @@ def covered_whole(boxes: np.ndarray, wins: list[Window]) -> np.ndarray:
                      for b in boxes])
 
 
+def test_the_detector_classes_list_the_tiles_in_the_rules_engine_order():
+    from scoring.tiles import TILES
+    from vision.classes import CLASS_NAMES
+
+    assert CLASS_NAMES[:27] == TILES and CLASS_NAMES[27:] == ("back", "other")
+
+
 def test_a_close_up_of_large_tiles_is_one_pass():
     # 12 MP, 14 tiles of 200×260 px: 42 px tall in the network's 640 px view
     boxes = grid_boxes(14, 1, (200, 260), (300, 1300), 10)
@@ -153,3 +160,49 @@ def test_detect_on_the_command_line_loads_no_web_code(tmp_path: Path):
     line, loaded = out.stdout.strip().splitlines()
     assert json.loads(line)["detections"]
     assert loaded == "[]"
+
+
+def test_a_large_jpeg_is_decoded_reduced_and_its_size_kept(tmp_path: Path):
+    from vision.images import load_image_reduced
+
+    big = cv2.resize(cv2.imread(str(SAMPLES[0])), (4000, 3000))
+    ok, data = cv2.imencode(".jpg", big)
+    img, full = load_image_reduced(data.tobytes(), 1600)
+    assert img.shape[:2] == (1500, 2000) and full == (4000, 3000)
+    img, full = load_image_reduced(data.tobytes(), 2100)  # 1/2 would fall under 2100 px: full size
+    assert img.shape[:2] == (3000, 4000) and full == (4000, 3000)
+    ok, png = cv2.imencode(".png", big[:1000, :2000])  # only JPEG decodes reduced
+    img, full = load_image_reduced(png.tobytes(), 500)
+    assert img.shape[:2] == (1000, 2000) and full == (2000, 1000)
+
+
+@needs_model
+def test_boxes_of_a_reduced_decode_are_in_the_photos_pixels(tmp_path: Path):
+    from vision.detect import Detector
+
+    detector = Detector(model_path())
+    big = cv2.resize(cv2.imread(str(SAMPLES[1])), (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    path = tmp_path / "big.jpg"
+    cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    reduced = detector(path)  # decoded at 2000×1500
+    full = detector(cv2.imread(str(path)))  # the array as given
+    assert reduced.image_size == full.image_size == (4000, 3000)
+    assert len(reduced) == len(full) and len(full) > 5
+    order_r, order_f = np.argsort(reduced.xyxy[:, 0]), np.argsort(full.xyxy[:, 0])
+    assert np.abs(reduced.xyxy[order_r] - full.xyxy[order_f]).max() < 40  # 1% of the photo's width
+    assert (reduced.class_id[order_r] == full.class_id[order_f]).mean() >= 0.9
+
+
+@needs_model
+def test_the_turned_look_runs_only_for_doubtful_tiles():
+    from vision.detect import Detector, doubtful
+
+    detector = Detector(model_path())
+    seen = {True: 0, False: 0}
+    for path in SAMPLES[:6]:
+        img = cv2.imread(str(path))
+        first, both, auto = detector(img), detector(img, turned=True), detector(img, turned="auto")
+        expected = both if doubtful(first).any() else first
+        seen[bool(doubtful(first).any())] += 1
+        assert np.array_equal(auto.xyxy, expected.xyxy) and np.array_equal(auto.class_id, expected.class_id)
+    assert seen[False] > 0  # most photos need no second look
