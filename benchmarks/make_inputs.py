@@ -106,9 +106,11 @@ def catalogue(crops: list[tuple[np.ndarray, int]], rng: np.random.Generator, siz
 
 
 def panned_frames(photo: np.ndarray, seconds: float = 10.0, fps: float = 30.0, size: tuple[int, int] = (1280, 720),
-                  pan: float = 60.0, period: float = 4.0, jitter: float = 1.5, seed: int = 0):
+                  pan: float = 60.0, period: float = 4.0, jitter: float = 1.5, noise: float = 4.0,
+                  flicker: float = 0.03, seed: int = 0):
     """Frames of a hand photo in a ``size`` view, panned left and right by ``pan`` px (a sine of ``period`` s)
-    with ``jitter`` px of random hand-held shake: a still hand filmed by a gently moving camera."""
+    with ``jitter`` px of random hand-held shake, ``noise`` grey levels of sensor noise and ``flicker`` (a share) of
+    exposure change per frame: a still hand filmed by a gently moving camera."""
     rng = np.random.default_rng(seed)
     w, h = size
     s = h / photo.shape[0]
@@ -120,7 +122,10 @@ def panned_frames(photo: np.ndarray, seconds: float = 10.0, fps: float = 30.0, s
         dx = pan * math.sin(2 * math.pi * i / (fps * period)) + rng.normal(0, jitter)
         dy = rng.normal(0, jitter)
         m = np.float32([[1, 0, -(canvas.shape[1] - w) / 2 + dx], [0, 1, -20 + dy]])
-        yield cv2.warpAffine(canvas, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        frame = cv2.warpAffine(canvas, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        gain = 1.0 + rng.uniform(-flicker, flicker)
+        grain = rng.normal(0, noise, (h, w, 1)).astype(np.float32)
+        yield np.clip(frame.astype(np.float32) * gain + grain, 0, 255).astype(np.uint8)
 
 
 def write_video(path: Path, frames, fps: float = 30.0) -> Path:
