@@ -16,6 +16,8 @@ Four parts, all on the inputs ``make_inputs.py`` writes:
   tiles) and ``frames/`` (640 px).
 * ``service``: ``POST /v1/detect`` and ``/v1/score`` on the 12 MP photos, in process (FastAPI's test client), p50.
 * ``live``: ``zhuoji live`` on ``live_720p.mp4`` (10 s at 30 frames/s): processed frames/s and changes of reading.
+* ``accuracy``: mAP50 on the catalogue photos (labelled by make_inputs.py) with one pass, adaptive tiling and
+  windows over the whole photo.
 * ``sessions``: onnxruntime session options (threads, spinning, graph optimizations, memory arena) on the detector
   and the crop classifier.
 
@@ -148,6 +150,22 @@ def live(video: Path) -> None:
           f"{summary['changes']} announced reading(s): {readings}")
 
 
+def accuracy(inputs: Path) -> None:
+    """mAP50 (27 suited classes) on the catalogue photos, whose labels make_inputs.py writes: one pass, adaptive
+    tiling (the default) and windows over the whole photo."""
+    from vision.classes import OTHER
+    from vision.detect import get_detector
+    from vision.evaluate import SUITED, evaluate, with_alternatives
+
+    detector = get_detector()
+    images = sorted((inputs / "catalogue").glob("*.jpg"))
+    for name, tiled in (("one pass (tiled=False)", False), ("adaptive (default)", None),
+                        ("whole photo in windows (tiled=True)", True)):
+        result = evaluate(lambda p, t=tiled: with_alternatives(detector(p, conf=0.001, tiled=t), 1), images,
+                          inputs / "catalogue_labels", {27: OTHER}, name)
+        print(f"catalogue/ ({len(images)} photos), {name}: mAP50 {result.map50(SUITED):.4f}")
+
+
 def sessions(repeats: int) -> None:
     """onnxruntime session options on the detector (one 640 px canvas) and the crop classifier (32 crops): the
     fastest of ``repeats`` × 10 runs of each, the variants taken in turn so that they share the machine's load."""
@@ -191,7 +209,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3, help="whole-process runs of each pipeline (median)")
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per photo in the stage and service parts")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: process, stages, service, live, "
-                                               "sessions")
+                                               "accuracy, sessions")
     args = ap.parse_args()
     if not (args.inputs / "mixed").is_dir():
         ap.error(f"{args.inputs}: no inputs there (run benchmarks/make_inputs.py first)")
@@ -216,6 +234,9 @@ def main() -> int:
     if "live" not in skip:
         print("\n## Live mode\n")
         live(args.inputs / "live_720p.mp4")
+    if "accuracy" not in skip:
+        print("\n## Tiling and accuracy on the catalogue photos\n")
+        accuracy(args.inputs)
     if "sessions" not in skip:
         print("\n## onnxruntime session options, fastest run\n")
         sessions(args.repeats)
