@@ -248,10 +248,11 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
     """Run live table mode; ``emit`` gets one line per change of the voted reading.
 
     The detector runs on a frame only when the view changed beyond a shift of the camera (``ViewChange``), when
-    the tiles are not settled yet (a track new or unseen, or the last ``window`` readings not all the same), or
-    once every ``refresh`` processed frames; on the other frames the tiles' tracks (``TileTracks``) follow the
-    view's shift and the reading stays what it was. A reading is announced when the voter has agreed on it for
-    ``window // 2 + 1`` frames in a row and it differs from the one announced before."""
+    the tiles are not settled (a track new or unseen, the last ``window`` readings not all the same, or the voted
+    reading not the one announced), or once every ``refresh`` processed frames; on the other frames the tiles'
+    tracks (``TileTracks``) follow the view's shift and the reading stays what it was. A reading is announced when
+    the voter has agreed on it for ``window // 2 + 1`` frames and as many detector runs in a row, and it differs
+    from the one announced before."""
     ctx = ctx or ScoreContext()
     voter = ReadingVoter(window)
     hold = window // 2 + 1
@@ -260,7 +261,7 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
     stats = LiveStats()
     writer: cv2.VideoWriter | None = None
     reported: Voted | None = None
-    candidate, agreed = "", 0
+    candidate, agreed, agreed_runs = "", 0, 0  # the voted reading, for how many frames and detector runs
     reading: Reading | None = None
     since = 0  # frames since the detector last ran
     banner = "reading..."
@@ -270,8 +271,10 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
         for number, frame in source_frames:
             t0 = time.perf_counter()
             motion = view.motion(frame)
-            settled = tracks.steady and len(recent) == recent.maxlen and len(set(recent)) == 1
-            if reading is None or motion.changed or not settled or since >= refresh:
+            settled = (tracks.steady and len(recent) == recent.maxlen and len(set(recent)) == 1
+                       and reported is not None and candidate == reported.text())
+            ran = reading is None or motion.changed or not settled or since >= refresh
+            if ran:
                 tracks.update(detector(frame), motion.dx, motion.dy)
                 stats.detector_runs += 1
                 view.set_reference(frame)
@@ -287,8 +290,11 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
             voted = voter.add(reading)
             recent.append(_reading_text(reading))
             text = voted.text() if voted is not None else ""
-            candidate, agreed = text, (agreed + 1 if text == candidate else 1)
-            if voted is not None and agreed >= hold and (reported is None or text != reported.text()):
+            if text != candidate:
+                candidate, agreed, agreed_runs = text, 0, 0
+            agreed, agreed_runs = agreed + 1, agreed_runs + ran
+            if (voted is not None and min(agreed, agreed_runs) >= hold
+                    and (reported is None or text != reported.text())):
                 reported = voted
                 stats.changes += 1
                 line, analysis = score_line(voted, ctx)

@@ -56,7 +56,7 @@ def test_tracks_keep_a_tile_through_a_misread_and_a_missed_box():
 
 
 def test_tracks_follow_the_view_and_ignore_a_stray_box():
-    tracks = TileTracks()
+    tracks = TileTracks(min_hits=2)
     dets = row_detections(WIN_ROW)
     tracks.update(dets)
     moved = row_detections(WIN_ROW)

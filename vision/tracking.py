@@ -101,10 +101,11 @@ class Track:
 class TileTracks:
     """Tracks of the tiles the detector finds, matched run to run by overlap after the view's shift.
 
-    ``history``: looks voted over per tile; ``min_hits``: looks before a tile counts (one stray box is not a tile);
+    ``history``: looks voted over per tile; ``min_hits``: looks before a tile counts (a stray box the detector
+    gives for a run or two, e.g. a second box on one of a pair of tiles, is not a tile);
     ``max_misses``: runs a tile may go unseen before it is dropped (it was taken away, or was never there)."""
 
-    def __init__(self, history: int = 8, min_hits: int = 2, max_misses: int = 2, iou: float = 0.3) -> None:
+    def __init__(self, history: int = 8, min_hits: int = 3, max_misses: int = 2, iou: float = 0.3) -> None:
         self.history, self.min_hits, self.max_misses, self.iou = history, min_hits, max_misses, iou
         self.tracks: list[Track] = []
         self.image_size = (0, 0)
