@@ -146,7 +146,8 @@ def live(video: Path) -> None:
     summary = lines[-1]["summary"]
     readings = [line["reading"] for line in lines[:-1]]
     print(f"zhuoji live {video.name}: {summary['frames_processed']} of {summary['frames_read']} frames in "
-          f"{summary['seconds']} s: {summary['fps']} frames/s, {summary['ms_per_frame']} ms per frame; "
+          f"{summary['seconds']} s: {summary['fps']} frames/s, {summary['ms_per_frame']} ms per frame, the detector on "
+          f"{summary['detector_runs']} frames; "
           f"{summary['changes']} announced reading(s): {readings}")
 
 
