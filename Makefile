@@ -24,7 +24,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 
 chromium:
 	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium) \
-		|| echo "chromium could not be installed: the browser test (tests/test_web.py) will skip"
+		|| echo "chromium could not be installed: the browser test (tests/api/test_web.py) will skip"
 
 run: $(VENV)/.installed-run
 	$(BIN)/zhuoji serve --host $(HOST) --port $(PORT)

@@ -1,5 +1,5 @@
 """``zhuoji detect``, ``read``, ``score``, ``train``, ``train-classifier`` and ``train-back-check``: CLI shells over
-vision.detect, the photo service, vision.train, vision.train_classify and vision.train_back_check."""
+vision.detect, the photo pipeline, vision.training.train, vision.training.train_classify and vision.training.train_back_check."""
 
 from __future__ import annotations
 
@@ -37,21 +37,27 @@ def _add_turned_option(p: argparse.ArgumentParser, default: bool | None) -> None
 def run_detect(args: argparse.Namespace) -> int:
     import cv2
 
+    from api.cli_paths import annotation_target
+    from pipeline.settings import Settings, open_detector
     from vision.annotate import draw_detections
-    from vision.detect import ImageError, get_detector, load_image
+    from vision.detect import ImageError
+    from vision.images import load_photo_reduced
 
     if not 0 < args.conf < 1 or (args.iou is not None and not 0 < args.iou < 1):
         raise ValueError("--conf and --iou take a number between 0 and 1")
     overlap = {} if args.iou is None else {"iou": args.iou}
-    detector = get_detector(args.model)
+    folder = annotation_target(args.annotate, len(args.images) > 1) if args.annotate else None
+    detector = open_detector(Settings.from_env(model=args.model))
     failed = 0
     for path in args.images:
-        try:  # the detector decodes the file itself: a large JPEG at the reduced size it needs
-            dets = detector(path, conf=args.conf, tiled=args.tiled or None, turned=args.turned, **overlap)
+        try:  # a shape no photo of tiles has is refused before any model runs; a large JPEG is decoded reduced
+            image, full_size = load_photo_reduced(path, detector.min_side)
         except ImageError as exc:
             print(f"zhuoji detect: {exc}", file=sys.stderr)
             failed += 1
             continue
+        found = detector(image, conf=args.conf, tiled=args.tiled or None, turned=args.turned, **overlap)
+        dets = found.rescaled(full_size)  # in the photo's own pixels
         order = dets.xyxy[:, 0].argsort(kind="stable")
         as_json = dets.to_json()
         boxes = [as_json[i] for i in order]
@@ -62,11 +68,11 @@ def run_detect(args: argparse.Namespace) -> int:
         else:
             print(f"{path}: {len(boxes)} tiles: {' '.join(b['tile'] for b in boxes)}")
         if args.annotate:
-            out = args.annotate / f"{path.stem}.jpg" if len(args.images) > 1 else args.annotate
-            out.parent.mkdir(parents=True, exist_ok=True)
-            if not cv2.imwrite(str(out), draw_detections(load_image(path), dets)):
-                raise ValueError(f"cannot write {out} (use a .jpg or .png name)")
-    return 1 if failed else 0
+            out = folder / f"{path.stem}.jpg" if folder is not None else args.annotate
+            if not cv2.imwrite(str(out), draw_detections(image, found)):
+                raise ValueError(f"cannot write {out}")
+    # bad input only (no photo could be read): 2, as every command; some photos read, some not: 1
+    return (2 if failed == len(args.images) else 1) if failed else 0
 
 
 def _add_photo_args(p: argparse.ArgumentParser) -> None:
@@ -84,7 +90,7 @@ def add_read(sub: argparse._SubParsersAction) -> None:
 
 
 def add_score(sub: argparse._SubParsersAction) -> None:
-    from api.cli import add_win_context_options
+    from api.cli_options import add_win_context_options
 
     p = sub.add_parser("score", help="read a hand photo and score it: hand type, fan, waits")
     _add_photo_args(p)
@@ -96,28 +102,43 @@ def add_score(sub: argparse._SubParsersAction) -> None:
 
 
 def _read_photo_arg(args: argparse.Namespace):
-    """The detector and the read photo of ``read``/``score``; a bad photo becomes a one-line ValueError."""
-    from api.errors import ApiError
-    from api.vision_service import read_photo
-    from vision.detect import get_detector
+    """The detector and the read photo of ``read``/``score``; a bad photo, or an ``--annotate`` path that cannot be
+    written, becomes a one-line ValueError before any model runs."""
+    import time
 
-    if not args.image.is_file():
-        raise ValueError(f"{args.image}: no such file")
-    detector = get_detector(args.model)
+    from api.cli_paths import JPEG_EXTENSIONS, annotation_target
+    from api.errors import ApiError
+    from api.uploads import decode_image_reduced
+    from pipeline.photo import read_photo
+    from pipeline.settings import Settings, open_detector
+    from vision.files import read_file
+    from vision.images import MAX_FILE_BYTES
+
+    data = read_file(args.image, MAX_FILE_BYTES)  # a folder, device, FIFO or huge file: one line, never a hang
+    if args.annotate:
+        folder = annotation_target(args.annotate, False, JPEG_EXTENSIONS)
+        if folder is not None:
+            args.annotate = folder / f"{args.image.stem}.jpg"
+    detector = open_detector(Settings.from_env(model=args.model))
+    start = time.perf_counter()
     try:
-        turned = "auto" if args.turned is None else args.turned
-        return detector, read_photo(detector, args.image.read_bytes(), turned=turned)
+        # shapes no photo of tiles has are refused here, before any model runs; a large JPEG is decoded reduced
+        image, full_size = decode_image_reduced(data, "image", detector.min_side)
     except ApiError as exc:
         raise ValueError(f"{args.image}: {exc.message}") from None
+    turned = "auto" if args.turned is None else args.turned
+    return detector, read_photo(detector, image, turned=turned, start=start, full_size=full_size)
 
 
 def _write_annotation(photo, out: Path) -> None:
     import base64
 
-    from api.vision_service import annotated_jpeg
+    from pipeline.photo import annotated_jpeg
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(base64.b64decode(annotated_jpeg(photo)))
+    try:
+        out.write_bytes(base64.b64decode(annotated_jpeg(photo)))
+    except OSError as exc:  # checked before the work; the disk may still fill up
+        raise ValueError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def _print_reading(result: dict) -> None:
@@ -135,12 +156,12 @@ def _print_reading(result: dict) -> None:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from api.vision_service import read_response
+    from pipeline.photo import read_response
 
     detector, photo = _read_photo_arg(args)
     result = read_response(photo, detector.model_path.name)
     if args.json:
-        from api.schemas import ReadResponse
+        from pipeline.models import ReadResponse
 
         print(ReadResponse(**result).model_dump_json(by_alias=True))
     else:
@@ -153,13 +174,13 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from api.schemas import ScoreContext
-    from api.vision_service import score_reading
+    from api.cli_options import win_flags
+    from pipeline.models import ScoreContext
+    from pipeline.photo import score_reading
 
     try:
         ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,
-                           kong_draw=args.kong_draw, hot_discard=args.hot_discard, robbed_kong=args.robbed_kong,
-                           bao_ting=args.bao_ting, discarder_bao_ting=args.discarder_bao_ting, annotate=False)
+                           annotate=False, **win_flags(args))
     except ValidationError as exc:
         raise ValueError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
     detector, photo = _read_photo_arg(args)
@@ -211,7 +232,7 @@ def run_quantize(args: argparse.Namespace) -> int:
         import onnx  # noqa: F401
     except ImportError:
         raise ValueError("quantizing needs the train extra: pip install -e '.[train]'") from None
-    from vision.quantize import main as quantize_main
+    from vision.training.quantize import main as quantize_main
 
     return quantize_main(args.rest)
 
@@ -223,11 +244,11 @@ def run_train(args: argparse.Namespace) -> int:
         if args.command == "train":
             import ultralytics  # noqa: F401
 
-            from vision.train import main as train_main
+            from vision.training.train import main as train_main
         elif args.command == "train-back-check":
-            from vision.train_back_check import main as train_main
+            from vision.training.train_back_check import main as train_main
         else:
-            from vision.train_classify import main as train_main
+            from vision.training.train_classify import main as train_main
     except ImportError:
         raise ValueError("training needs the train extra: pip install -e '.[train]'") from None
     return train_main(args.rest)

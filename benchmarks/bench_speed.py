@@ -36,7 +36,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 PEER = ("import sys\nfrom mahjong_detector import detect_tiles\n"
         "for p in sys.argv[1:]:\n    print(p, ' '.join(detect_tiles(p)))\n")
@@ -67,12 +66,12 @@ def process(folder: Path, rounds: int) -> None:
 def stages(folder: Path, repeats: int) -> None:
     import cv2  # noqa: F401  (loaded before timing)
 
-    from vision.detect import get_detector
+    from pipeline.settings import Settings, open_detector
     from vision.images import load_image_reduced
     from vision.layout import layout
     from vision.reading import read
 
-    detector = get_detector()
+    detector = open_detector(Settings.from_env())
     photos = sorted(folder.glob("*.jpg"))
     times: dict[str, list[float]] = {k: [] for k in ("decode", "detect", "classify", "back check", "layout",
                                                       "reading", "Detector()", "Detector(turned='auto')")}
@@ -154,11 +153,11 @@ def live(video: Path) -> None:
 def accuracy(inputs: Path) -> None:
     """mAP50 (27 suited classes) on the catalogue photos, whose labels make_inputs.py writes: one pass, adaptive
     tiling (the default) and windows over the whole photo."""
+    from pipeline.settings import Settings, open_detector
     from vision.classes import OTHER
-    from vision.detect import get_detector
-    from vision.evaluate import SUITED, evaluate, with_alternatives
+    from vision.training.evaluate import SUITED, evaluate, with_alternatives
 
-    detector = get_detector()
+    detector = open_detector(Settings.from_env())
     images = sorted((inputs / "catalogue").glob("*.jpg"))
     for name, tiled in (("one pass (tiled=False)", False), ("adaptive (default)", None),
                         ("whole photo in windows (tiled=True)", True)):

@@ -21,6 +21,7 @@ import numpy as np
 from vision.back_check import DEFAULT_BACK_CHECK, BackCheck
 from vision.classes import BACK, CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
+from vision.deadline import Deadline, check
 from vision.detections import Detections, box_intersection, box_iou
 from vision.images import ImageError, load_image, load_image_reduced
 from vision.sessions import open_session
@@ -29,7 +30,7 @@ from vision.tiling import DECIDE_CONF, Window, inner_cut, plan_windows, texture_
 __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
 
 ROOT = Path(__file__).resolve().parents[1]
-# The int8 version of zhuoji-tiles.onnx (vision/quantize.py): about half the time, the same accuracy.
+# The int8 version of zhuoji-tiles.onnx (vision/training/quantize.py): about half the time, the same accuracy.
 DEFAULT_MODEL = ROOT / "models" / "zhuoji-tiles-int8.onnx"
 # Two boxes of one name overlapping by IoU ≥ SAME_NAME_IOU are one tile; two boxes of different names only from
 # ANY_NAME_IOU: neighbours in a row seen at a slant overlap by 0.5–0.7 (their whole-tile boxes) and usually differ.
@@ -102,7 +103,7 @@ class Detector:
 
     def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
                  max_det: int = 300, turned: bool | str = False, closer: bool = True,
-                 iou_any: float = ANY_NAME_IOU) -> Detections:
+                 iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
@@ -115,30 +116,36 @@ class Detector:
         each box named ``back`` with the back check (when it has one); a box the check sinks below ``conf`` is
         dropped: something flat in a back's colour, not a face-down tile.
         A path or encoded photo far larger than needed is decoded at reduced size (``min_side``); the boxes are
-        always in the photo's own pixels."""
+        always in the photo's own pixels.
+        ``deadline``: checked before each model run (each look, each window, each second look); past it, or
+        cancelled, :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
         img, full = load_image_reduced(image, self.min_side)
-        args = (conf, iou, tiled, max_det, closer, iou_any)
+        args = (conf, iou, tiled, max_det, closer, iou_any, deadline)
         dets = self._look(img, turned is True, *args)
         if turned == "auto" and doubtful(dets, conf).any():
             dets = self._look(img, True, *args)
         return dets.rescaled(full)
 
     def _look(self, img: np.ndarray, turned: bool, conf: float, iou: float, tiled: bool | None, max_det: int,
-              closer: bool, iou_any: float) -> Detections:
+              closer: bool, iou_any: float, deadline: Deadline | None) -> Detections:
         h, w = img.shape[:2]
+        check(deadline)
         boxes, scores, view = self._predict(img, 0, 0, conf)
         if turned:
+            check(deadline)
             b, s, _ = self._predict(np.ascontiguousarray(img[::-1, ::-1]), 0, 0, conf)
             b = np.stack([w - b[:, 2], h - b[:, 3], w - b[:, 0], h - b[:, 1]], 1)
             boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
         for win in self._windows(boxes, scores, view, (w, h), tiled):
+            check(deadline)
             b, s, _ = self._predict(img[win.y0:win.y1, win.x0:win.x1], win.x0, win.y0, conf, upscale=False)
             whole = ~inner_cut(b, win, (w, h))
             boxes, scores = np.concatenate([boxes, b[whole]]), np.concatenate([scores, s[whole]])
         dets = _postprocess(boxes, scores, conf, max(iou, iou_any), max_det, (w, h), vote=turned)
         if closer and self.classifier is not None:
-            dets = self.classifier(img, dets)
+            dets = self.classifier(img, dets, deadline=deadline)
         if closer and self.back_check is not None:
+            check(deadline)
             dets = self.back_check(img, dets)
             sunk = (dets.class_id == BACK) & (dets.confidence < conf)
             if sunk.any():
@@ -253,28 +260,12 @@ _detectors: dict[tuple[str, str | None, str | None], Detector] = {}
 _lock = threading.Lock()
 
 
-def _choice(variable: str) -> str | None:
-    """The model an environment variable asks for: a path, None for ``none``, else ``"default"``."""
-    env = os.environ.get(variable, "")
-    return None if env.lower() == "none" else (env or "default")
-
-
-def classifier_choice() -> str | None:
-    """The crop classifier ``ZHUOJI_CLASSIFIER`` asks for: a path, None for ``none``, else ``"default"``."""
-    return _choice("ZHUOJI_CLASSIFIER")
-
-
-def back_check_choice() -> str | None:
-    """The back check ``ZHUOJI_BACK_CHECK`` asks for: a path, None for ``none``, else ``"default"``."""
-    return _choice("ZHUOJI_BACK_CHECK")
-
-
-def get_detector(model_path: str | os.PathLike | None = None) -> Detector:
-    """The process-wide :class:`Detector` for a model path (loaded once). ``ZHUOJI_MODEL`` overrides the default
-    model, ``ZHUOJI_CLASSIFIER`` the crop classifier and ``ZHUOJI_BACK_CHECK`` the back check (a path, or ``none``
-    to go without)."""
-    path = str(model_path or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
-    classifier, back_check = classifier_choice(), back_check_choice()
+def get_detector(model_path: str | os.PathLike | None = None, classifier: str | None = "default",
+                 back_check: str | None = "default") -> Detector:
+    """The process-wide :class:`Detector` for a model path and its crop classifier and back check (each a path,
+    None to go without, ``"default"`` for the shipped one), loaded once. The choices come from
+    ``pipeline.settings.Settings`` at the edge."""
+    path = str(model_path or DEFAULT_MODEL)
     with _lock:
         if (path, classifier, back_check) not in _detectors:
             _detectors[path, classifier, back_check] = Detector(path, classifier=classifier, back_check=back_check)
