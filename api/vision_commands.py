@@ -51,7 +51,7 @@ def run_detect(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.images:
         try:  # a shape no photo of tiles has is refused before any model runs; a large JPEG is decoded reduced
-            image, full_size = load_photo_reduced(path, detector.min_side)
+            image, full_size = load_photo_reduced(path, getattr(detector, "min_side", None))
         except ImageError as exc:
             print(f"zhuoji detect: {exc}", file=sys.stderr)
             failed += 1
@@ -123,7 +123,7 @@ def _read_photo_arg(args: argparse.Namespace):
     start = time.perf_counter()
     try:
         # shapes no photo of tiles has are refused here, before any model runs; a large JPEG is decoded reduced
-        image, full_size = decode_image_reduced(data, "image", detector.min_side)
+        image, full_size = decode_image_reduced(data, "image", getattr(detector, "min_side", None))
     except ApiError as exc:
         raise ValueError(f"{args.image}: {exc.message}") from None
     turned = "auto" if args.turned is None else args.turned
