@@ -93,6 +93,10 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
     def index() -> FileResponse:
         return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:  # browsers and bookmarks ask for it even when the page names its icon
+        return FileResponse(WEB / "favicon.svg", media_type="image/svg+xml")
+
     app.mount("/web", StaticFiles(directory=WEB), name="web")
     return app
 
