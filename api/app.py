@@ -22,8 +22,10 @@ from fastapi.staticfiles import StaticFiles
 
 from api.errors import install_error_handlers
 from api.routes_scoring import router as scoring_router
+from api.routes_tables import router as tables_router
 from api.routes_vision import router as vision_router
 from api.schemas import Health
+from api.table_store import LazyStore, database_url
 from api.uploads import BodyLimitMiddleware, body_limit
 from api.vision_service import InferenceRunner, load_detector
 from vision.classes import NUM_CLASSES
@@ -41,7 +43,7 @@ def version() -> str:
 
 def create_app(model_path: str | os.PathLike | None = None, *, threads: int | None = None,
                concurrency: int | None = None, max_waiting: int | None = None,
-               require_model: bool = False) -> FastAPI:
+               require_model: bool = False, database: str | None = None) -> FastAPI:
     """A new application.
 
     model_path: ONNX tile model (default ``ZHUOJI_MODEL`` or the shipped ``models/zhuoji-tiles-int8.onnx``).
@@ -49,7 +51,8 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
     concurrency: photos processed at once (default ``ZHUOJI_CONCURRENCY`` or 1: one inference already uses
     every core, so more only adds memory). max_waiting: photos queued beyond that before answering 503 busy
     (default ``ZHUOJI_MAX_WAITING`` or 64). require_model: fail start-up without a model instead of serving
-    only the text endpoints.
+    only the text endpoints. database: where the tables live (default ``ZHUOJI_DATABASE_URL`` or a SQLite file
+    in the user's data directory), opened on the first table request.
     """
     env = os.environ.get
 
@@ -78,6 +81,8 @@ def create_app(model_path: str | os.PathLike | None = None, *, threads: int | No
     install_error_handlers(app)
     app.include_router(vision_router)
     app.include_router(scoring_router)
+    app.state.tables = LazyStore(database_url(database))
+    app.include_router(tables_router)
 
     @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and model status")
     def healthz() -> Health:
