@@ -1,7 +1,7 @@
 """Shared by the browser tests: the server in a thread, headless Chromium, screenshots, console errors.
 
 Chromium is Debian's package (driven by Playwright for Python, no browser download). Screenshots go to the
-test's tmp folder and to ``ZHUOJI_SCREENSHOTS`` when that names a folder.
+test's tmp folder and, kept as artefacts, to ``ZHUOJI_SCREENSHOTS`` or else ``artefacts/screenshots/``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or (
 WEB_MARKS = [pytest.mark.slow,
               pytest.mark.skipif(CHROMIUM is None, reason="chromium not found (apt-get install -y chromium)")]
 PHONE = {"viewport": {"width": 375, "height": 812}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+ARTEFACTS = Path(__file__).resolve().parents[1] / "artefacts" / "screenshots"
 DESKTOP = {"viewport": {"width": 1280, "height": 800}, "device_scale_factor": 1}
 
 
@@ -68,10 +69,10 @@ def screenshot(page, tmp_path: Path, name: str) -> Path:
     page.evaluate("document.fonts.ready")  # the CJK webfont drawn, not the fallback boxes
     path = tmp_path / name
     page.screenshot(path=str(path), full_page=True)
-    folder = os.environ.get("ZHUOJI_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(folder) / name)
+    # Kept after the run as test artefacts: ZHUOJI_SCREENSHOTS, else artefacts/screenshots/ (git-ignored).
+    folder = Path(os.environ.get("ZHUOJI_SCREENSHOTS") or ARTEFACTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, folder / name)
     return path
 
 

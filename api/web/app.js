@@ -581,7 +581,10 @@ async function scoreTypedHand() {
 
 function init() {
   buildPicker();
-  $("file").addEventListener("change", (ev) => onFile(ev.target.files[0]));
+  $("file").addEventListener("change", (ev) => {
+    onFile(ev.target.files[0]);
+    ev.target.value = ""; // so that choosing the same photo again (another seat, a retry) is read again
+  });
   $("live-start").addEventListener("click", startLive);
   $("live-stop").addEventListener("click", stopLive);
   $("add-tile").addEventListener("click", () => openPicker({ kind: "new" }));
