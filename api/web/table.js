@@ -258,7 +258,7 @@ function renderHistory() {
 
 // Cumulative totals after each round, one line per player (inline SVG, no library).
 function renderChart() {
-  const W = 640, H = 220, L = 44, R = 10, TOP = 12, B = 26;
+  const W = 640, H = 240, L = 52, R = 12, TOP = 14, B = 30;
   const series = SEATS.map((s) => [0, ...T.rounds.map((r) => r.totals_after[s])]);
   const all = series.flat();
   const lo = Math.min(0, ...all), hi = Math.max(1, ...all);
@@ -268,12 +268,12 @@ function renderChart() {
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "running totals per round" });
   chart.append(svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "axis" }));
   for (const v of [lo, hi]) {
-    const t = svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "tick" });
+    const t = svg("text", { x: L - 8, y: y(v) + 6, "text-anchor": "end", class: "tick" });
     t.textContent = signed(v);
     chart.append(t);
   }
   for (let i = 0; i <= T.rounds.length; i++) {
-    const t = svg("text", { x: x(i), y: H - 8, "text-anchor": "middle", class: "tick" });
+    const t = svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" });
     t.textContent = String(i);
     chart.append(t);
   }
@@ -300,7 +300,7 @@ function seatRow(s) {
     h("div", { class: "melds", id: `s${s}-melds` }),
     h("div", { class: "row small" },
       h("button", { class: "btn small", type: "button", onclick: () => addMeld(s) }, "+ 碰/杠 meld"),
-      h("label", { class: "inline grow" }, "River 河 ",
+      h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "River 河"),
         h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
       h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
                     onclick: () => addRiver(s, "1s") }, "+1s"),
@@ -369,6 +369,7 @@ function howChanged() {
   $("r-discarder-l").hidden = v === "self" || v === "draw";
   $("r-winners").hidden = v !== "multi";
   $("r-win-tile").closest("label").hidden = v === "draw";
+  $("r-flipped").closest("label").hidden = v === "draw";
   $("r-flags").hidden = v === "draw";
   $("r-kong-draw").closest("label").hidden = v !== "self";
   for (const id of ["r-hot", "r-robbed"]) $(id).closest("label").hidden = v === "self";
@@ -425,7 +426,8 @@ function roundFromForm() {
   }
   const first = $("r-first1s").value;
   const claimed = $("r-claimed").value;
-  return { players, outcome, flipped: $("r-flipped").value || null,
+  // 翻鸡 is only turned after a win: a 黄牌 round has none.
+  return { players, outcome, flipped: v === "draw" ? null : $("r-flipped").value || null,
            first_1s: first === "" ? null : { discarder: Number(first), claimed_by: claimed === "" ? null : Number(claimed) } };
 }
 
@@ -512,6 +514,15 @@ function useScoredHand() {
   $(`seat-${s}`).scrollIntoView({ block: "center" });
 }
 
+// The saved round's photos and tiles do not belong to the next round.
+function clearScorer() {
+  clearPhoto();
+  Object.assign(state, { hand: [], melds: [], river: [], indicator: null });
+  render();
+  $("result-body").replaceChildren(h("p", { class: "muted" }, "Take a photo or type a hand."));
+  setStatus("");
+}
+
 // -------------------------------------------------------------------------------- preview and save
 
 function settleBody(round) {
@@ -537,8 +548,6 @@ async function previewRound() {
   return r.data;
 }
 
-const COMPONENT = { hand: "牌 hand", dou: "豆 kongs", chicken: "鸡 chickens" };
-
 function renderPreview(st, cha) {
   const n = names();
   const base = typeof T.table.rules === "object" && T.table.rules.base ? T.table.rules.base : 1;
@@ -553,7 +562,7 @@ function renderPreview(st, cha) {
     h("tr", {}, h("th", {}, "pays"), h("th", {}, "to"), h("th", { class: "num" }, "番"), h("th", {}, "for")),
     st.ledger.length ? st.ledger.map((t) => h("tr", { "data-component": t.component },
       h("td", {}, n[t.from]), h("td", {}, n[t.to]), h("td", { class: "num" }, t.fan),
-      h("td", {}, `${COMPONENT[t.component]}: ${t.reason}`)))
+      h("td", {}, t.reason)))
       : h("tr", {}, h("td", { colspan: "4" }, "nobody pays anyone"))));
   parts.push(h("table", { id: "preview-totals" },
     h("tr", {}, h("th", {}, ""), h("th", { class: "num" }, "牌"), h("th", { class: "num" }, "豆"),
@@ -599,6 +608,7 @@ async function saveRound() {
   const saved = T.editing == null ? `Round ${r.data.number} saved.` : `Round ${T.editing} changed; later rounds settled again.`;
   await reloadTable();
   resetRoundForm();
+  clearScorer();
   roundStatus(saved);
 }
 
