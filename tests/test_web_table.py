@@ -107,6 +107,9 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     problems = Problems(page)
     shot = lambda name: screenshot(page, tmp_path, f"table-{width}-{name}.png")  # noqa: E731
     page.goto(url)
+    if width == 1280:  # the scorer uses the width: photo and hand beside the rules and the score
+        capture, result = page.locator("#capture").bounding_box(), page.locator("#result").bounding_box()
+        assert capture["x"] + capture["width"] <= result["x"]
     page.locator("#tab-table").click()
 
     # Start a table: four names, rules with a house switch, the first dealer.
@@ -210,6 +213,13 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     csv = page.request.get(page.locator("#export").evaluate("a => a.href"))
     assert csv.status == 200 and "Ann" in csv.text()
 
+    # The table is listed among the recent ones, with its rounds.
+    page.locator("#close-table").click()
+    expect(page.locator("#recent")).to_contain_text("Friday")
+    expect(page.locator("#recent")).to_contain_text("3 rounds")
+    page.locator("#recent a", has_text="Friday").click()
+    expect(page.locator("#table-title")).to_have_text("Friday")
+
     # The read-only share link, as another phone opens it.
     share = browser.new_page(**PHONE)
     share_problems = Problems(share)
@@ -256,6 +266,37 @@ def test_a_round_saved_by_another_phone_first_loses_nothing_typed(browser, serve
     screenshot(page, tmp_path, "table-375-conflict.png")
     page.locator("#save-round").click()
     expect(page.locator("#round-status")).to_contain_text("Round 2 saved.")
+    totals_match_the_api(page, url)
+    assert problems.lines == []
+    page.close()
+
+
+def test_one_discard_two_winners(browser, served):
+    _app, url = served
+    page = browser.new_page(**PHONE)
+    problems = Problems(page)
+    page.goto(url + "/#table")
+    page.locator("#t-start").click()
+    expect(page.locator("#round-title")).to_have_text("Round 1")
+    how(page, "multi")
+    expect(page.locator("#r-winners")).to_be_visible()
+    expect(page.locator("#r-winner")).to_be_hidden()
+    # Seats 1 and 3 both wait on 5p with a 豆 each, seat 0 discards it (RULES.md E9's shape: 一炮双响).
+    page.locator("#r-w1").check()
+    page.locator("#r-w3").check()
+    page.select_option("#r-discarder", "0")
+    page.select_option("#r-win-tile", "5p")
+    fill_seat(page, 0, "1445m2377p24555s", river="1s")
+    fill_seat(page, 1, "111s333m666p99s55p")
+    fill_seat(page, 2, "1112224566799m")
+    fill_seat(page, 3, "34p234s678s77m", melds=[("kong", "8m", 2)])
+    page.select_option("#r-flipped", "8p")
+    page.select_option("#r-first1s", "0")
+    page.locator("#preview").click()
+    expect(page.locator("#ledger")).to_contain_text("Bo")
+    expect(page.locator("#ledger")).to_contain_text("Di")
+    save(page, "Round 1 saved.")
+    expect(page.locator('#history tr[data-round="1"]')).to_contain_text("Ann 点炮 → Bo, Di (一炮多响)")
     totals_match_the_api(page, url)
     assert problems.lines == []
     page.close()
