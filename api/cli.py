@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from api.service_commands import add_live, add_serve
+    from api.table_commands import add_chajiao, add_table
     from api.vision_commands import (
         add_detect,
         add_quantize,
@@ -41,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier,
-                add_train_back_check, add_quantize, add_serve, add_live):
+                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao):
         add(sub)
     return parser
 

@@ -19,6 +19,8 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=Path, help="ONNX model (default: ZHUOJI_MODEL or models/zhuoji-tiles-int8.onnx)")
     p.add_argument("--threads", type=int, help="onnxruntime threads per process (default: all cores; with "
                                                 "several workers, cores ÷ workers)")
+    p.add_argument("--db", metavar="URL", help="where the tables live: a SQLite file or postgresql+psycopg://… "
+                                               "(default: ZHUOJI_DATABASE_URL or a file in your data directory)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.set_defaults(func=run_serve)
 
@@ -35,6 +37,8 @@ def run_serve(args: argparse.Namespace) -> int:
             raise FileNotFoundError(f"model not found: {args.model}")
         # Workers are fresh processes: the environment is how the model path reaches them.
         os.environ["ZHUOJI_MODEL"] = str(args.model.resolve())
+    if args.db:
+        os.environ["ZHUOJI_DATABASE_URL"] = args.db  # as for the model: the environment reaches every worker
     threads = args.threads or (max(1, (os.cpu_count() or 1) // args.workers) if args.workers > 1 else None)
     if threads:
         os.environ["ZHUOJI_THREADS"] = str(threads)

@@ -109,22 +109,26 @@ def replay(book: Scorebook, start: int = 1, carry: Carry | None = None) -> Stand
         if start != 1:
             raise ValueError("resuming after round 1 needs the carry of the round before")
         carry = Carry(book.first_dealer, 1, (0,) * SEATS)
-    dealer, streak, totals = carry.dealer, carry.streak, list(carry.totals)
-    played = []
+    played: list[PlayedRound] = []
     for number in range(start, len(book.rounds) + 1):
-        round_ = book.rounds[number - 1]
-        try:
-            state = round_state(round_, book.rules, dealer, streak)
-            result = settle(state)
-        except ValueError as exc:
-            raise ValueError(f"round {number}: {exc}") from None
-        deltas = tuple(p["total"] for p in result["players"])
-        if sum(deltas):  # the engine's contract; a table must never drift from zero
-            raise AssertionError(f"round {number}: settlement is not zero-sum: {deltas}")
-        totals = [t + d for t, d in zip(totals, deltas, strict=True)]
-        played.append(PlayedRound(number, round_, dealer, streak, state, result, deltas, tuple(totals)))
-        dealer, streak = result["next_dealer"], result["next_streak"]
-    return Standing(dealer, streak, tuple(totals), tuple(played))
+        played.append(play_round(book.rules, number, book.rounds[number - 1], carry))
+        last = played[-1]
+        carry = Carry(last.settlement["next_dealer"], last.settlement["next_streak"], last.totals_after)
+    return Standing(carry.dealer, carry.streak, tuple(carry.totals), tuple(played))
+
+
+def play_round(rules: RulesSpec, number: int, round_: Mapping[str, Any], carry: Carry) -> PlayedRound:
+    """Settle round ``number`` dealt as ``carry`` says: appending a round needs only the round before."""
+    try:
+        state = round_state(round_, rules, carry.dealer, carry.streak)
+        result = settle(state)
+    except ValueError as exc:
+        raise ValueError(f"round {number}: {exc}") from None
+    deltas = tuple(p["total"] for p in result["players"])
+    if sum(deltas):  # the engine's contract; a table must never drift from zero
+        raise AssertionError(f"round {number}: settlement is not zero-sum: {deltas}")
+    totals = tuple(t + d for t, d in zip(carry.totals, deltas, strict=True))
+    return PlayedRound(number, round_, carry.dealer, carry.streak, state, result, deltas, totals)
 
 
 def _number(book: Scorebook, n: int) -> int:

@@ -22,6 +22,11 @@ class StoreUnavailable(RuntimeError):
     """The database cannot be opened or reached (bad URL, missing driver, server down)."""
 
 
+def one_line(error: object) -> str:
+    """A driver's message on one line (psycopg's span several)."""
+    return " ".join(str(error).split())
+
+
 def default_database_url() -> str:
     """The SQLite file in the user's data directory, e.g. ``~/.local/share/zhuoji/tables.sqlite3``."""
     return f"sqlite:///{Path(user_data_dir('zhuoji')) / 'tables.sqlite3'}"
@@ -94,4 +99,4 @@ def migrate(engine: sa.Engine) -> None:
             command.upgrade(config, "head")
             connection.commit()
     except sa.exc.OperationalError as exc:
-        raise StoreUnavailable(f"cannot open the database {describe(str(engine.url))}: {exc.orig}") from None
+        raise StoreUnavailable(f"cannot open the database {describe(str(engine.url))}: {one_line(exc.orig)}") from None

@@ -27,13 +27,13 @@ from scoring.scorebook import (
     Carry,
     PlayedRound,
     Scorebook,
-    add_round,
     new_scorebook,
+    play_round,
     remove_round,
     replace_round,
     replay,
 )
-from tables.db import StoreUnavailable, create_engine, describe, migrate
+from tables.db import StoreUnavailable, create_engine, describe, migrate, one_line
 from tables.schema import house_profiles, idempotency_keys, rounds, score_tables
 
 
@@ -136,6 +136,14 @@ def _new_id() -> str:
     return secrets.token_hex(6)
 
 
+def _text(value: Any, what: str, longest: int) -> str:
+    """A trimmed name of 1..``longest`` printable characters (PostgreSQL refuses NUL in text)."""
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > longest \
+            or not value.strip().isprintable():
+        raise ValueError(f"{what} is 1 to {longest} printable characters")
+    return value.strip()
+
+
 def _request_hash(round_: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(round_, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
@@ -188,7 +196,7 @@ class TableStore:
             with self.engine.connect() as conn, conn.begin():
                 yield conn
         except sa.exc.OperationalError as exc:
-            raise StoreUnavailable(f"database error: {exc.orig}") from None
+            raise StoreUnavailable(f"database error: {one_line(exc.orig)}") from None
 
     @contextmanager
     def _write(self) -> Iterator[sa.Connection]:
@@ -196,7 +204,7 @@ class TableStore:
             with self.engine.connect().execution_options(write=True) as conn, conn.begin():
                 yield conn
         except sa.exc.OperationalError as exc:
-            raise StoreUnavailable(f"database error: {exc.orig}") from None
+            raise StoreUnavailable(f"database error: {one_line(exc.orig)}") from None
 
     def _locked_row(self, conn: sa.Connection, table_id: str) -> sa.Row:
         row = conn.execute(sa.select(score_tables).where(score_tables.c.id == table_id).with_for_update()).first()
@@ -220,8 +228,7 @@ class TableStore:
     def create_table(self, name: str, players: Sequence[str], rules: Any = None, dealer: int = 0,
                      profile: str | None = None) -> TableRecord:
         """A new table; ``rules`` is a preset or ``{"preset", …overrides}``, or ``profile`` names saved rules."""
-        if not isinstance(name, str) or not name.strip() or len(name.strip()) > 100:
-            raise ValueError("a table name is 1 to 100 characters")
+        name = _text(name, "a table name", 100)
         if profile is not None and rules is not None:
             raise ValueError("give rules or a profile, not both")
         now = _now()
@@ -229,7 +236,7 @@ class TableStore:
             if profile is not None:
                 rules = self._profile(conn, profile).rules
             book = new_scorebook(players, rules, dealer)
-            values = {"id": _new_id(), "name": name.strip(), "players": list(book.players), "rules": book.rules,
+            values = {"id": _new_id(), "name": name, "players": list(book.players), "rules": book.rules,
                       "first_dealer": book.first_dealer, "dealer": book.first_dealer, "streak": 1,
                       "round_count": 0, "totals": [0] * len(book.players), "version": 1, "created_at": now,
                       "updated_at": now}
@@ -274,6 +281,8 @@ class TableStore:
     def add_round(self, table_id: str, round_: Mapping[str, Any], expected_version: int | None,
                   idempotency_key: str | None = None) -> tuple[dict[str, Any], bool]:
         """Append a round. Returns (``{number, settlement, table}``, whether this is a stored earlier answer)."""
+        if idempotency_key is not None:
+            _text(idempotency_key, "an idempotency key", 200)
         with self._write() as conn:
             row = self._locked_row(conn, table_id)
             digest = _request_hash({"round": round_, "expected_version": expected_version})
@@ -286,14 +295,13 @@ class TableStore:
                                                    "round of this table")
                     return seen.response, True
             self._check_version(row, expected_version)
-            book = add_round(self._book(conn, row), round_)
-            carry = Carry(row.dealer, row.streak, tuple(row.totals))
-            standing = replay(book, start=len(book.rounds), carry=carry)
+            # Only the new round is settled: the table row carries what the round before handed on.
+            played = play_round(row.rules, row.round_count + 1, round_,
+                                Carry(row.dealer, row.streak, tuple(row.totals)))
             now = _now()
-            played = standing.rounds[-1]
             conn.execute(rounds.insert().values(**_round_values(table_id, played, now, now)))
-            table = self._update_table(conn, row, standing.dealer, standing.streak, standing.totals,
-                                       len(book.rounds), now)
+            table = self._update_table(conn, row, played.settlement["next_dealer"], played.settlement["next_streak"],
+                                       played.totals_after, played.number, now)
             answer = {"number": played.number, "settlement": played.settlement, "table": table.to_dict()}
             if idempotency_key is not None:
                 conn.execute(idempotency_keys.insert().values(table_id=table_id, key=idempotency_key,
@@ -366,9 +374,7 @@ class TableStore:
 
     def save_profile(self, name: str, rules: Any = None, from_table: str | None = None) -> Profile:
         """Save named house rules, given or copied from a table; saving a name again replaces its rules."""
-        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_PROFILE_NAME:
-            raise ValueError(f"a profile name is 1 to {MAX_PROFILE_NAME} characters")
-        name = name.strip()
+        name = _text(name, "a profile name", MAX_PROFILE_NAME)
         now = _now()
         with self._write() as conn:
             if from_table is not None:
