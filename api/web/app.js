@@ -360,7 +360,7 @@ function renderResult(a, problem, assumptions = []) {
     // would make it a win, instead of a fan count that is never paid.
     body.append(h("p", { class: "headline refused", id: "verdict" }, "不能胡 ",
                   h("span", { class: "en" }, "no win on this discard")),
-                h("p", { id: "verdict-why" }, `Why: ${a.discard_win_reason}. `,
+                h("p", { id: "verdict-why" }, `Why: ${a.discard_win_reason.replace(/^not allowed:\s*/, "")}. `,
                   h("span", { id: "hand-type" }, typeLabel(a.hand_type)),
                   ` (${a.hand_type.fan} 番 fan) only wins by 自摸 self-draw, or with a 豆 kong.`),
                 h("p", { class: "muted", id: "fan" }, "nothing is paid on this discard"));

@@ -145,11 +145,11 @@ async function startTable(ev) {
   const body = { name: $("t-name").value.trim() || "Table", players: SEATS.map((s) => $(`t-p${s}`).value.trim()),
                  rules: rulesFromForm(), dealer: Number($("t-dealer").value) };
   const r = await api("POST", "/v1/tables", body);
-  if (!r.ok) { tableStatusOnStart(errorText(r)); return; }
+  if (!r.ok) { startError(errorText(r)); return; }
   await openTable(r.data.id);
 }
 
-function tableStatusOnStart(text) {
+function startError(text) {
   let el = $("start-error");
   if (!el) { el = h("p", { id: "start-error", class: "status error" }); $("start-form").append(el); }
   el.textContent = text;
@@ -170,7 +170,7 @@ async function listRecent() {
 
 async function openTable(id) {
   const [t, rs] = await Promise.all([api("GET", `/v1/tables/${id}`), api("GET", `/v1/tables/${id}/rounds`)]);
-  if (!t.ok || !rs.ok) { tableStatusOnStart(errorText(t.ok ? rs : t)); showStart(); return; }
+  if (!t.ok || !rs.ok) { startError(errorText(t.ok ? rs : t)); showStart(); return; }
   T.table = t.data;
   T.rounds = rs.data.rounds;
   if (!T.readonly && location.hash !== `#table=${id}`) history.replaceState(null, "", `/#table=${id}`);
@@ -473,6 +473,8 @@ function editRound(r) {
 
 function photoFor(s) {
   setTarget(s);
+  // The scorer judges the hand the way the round says it was won.
+  if (how() === "self" || how() === "discard" || how() === "multi") setHow(how() === "self" ? "self" : "discard");
   $("file").click();
 }
 
