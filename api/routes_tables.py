@@ -169,7 +169,7 @@ def remove_round(request: Request, table_id: str, number: int,
 
 @router.get("/tables/{table_id}/export", summary="History as CSV (one row per round) or JSON",
             responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
-def export(request: Request, table_id: str, format: Literal["csv", "json"] = "csv") -> Response:  # noqa: A002
+def export(request: Request, table_id: str, format: Literal["csv", "json"] = "csv") -> Response:
     store = _store(request)
     with _errors():
         table = store.get_table(table_id)

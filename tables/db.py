@@ -8,7 +8,9 @@ is for several service replicas sharing one database.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import command
@@ -16,6 +18,7 @@ from alembic.config import Config
 from platformdirs import user_data_dir
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_MIGRATING = threading.Lock()
 
 
 class StoreUnavailable(RuntimeError):
@@ -75,11 +78,11 @@ def create_engine(url: str) -> sa.Engine:
         raise StoreUnavailable(f"no driver for {describe(str(parsed))}: {exc}") from None
 
 
-def _sqlite_connect(dbapi_connection, _record) -> None:  # noqa: ANN001 (DB-API objects)
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     # SQLAlchemy emits BEGIN itself (below); pysqlite's own implicit transactions would get in the way.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
-    for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=30000"):
+    for pragma in ("busy_timeout=30000", "journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON"):
         cursor.execute(f"PRAGMA {pragma}")
     cursor.close()
 
@@ -94,7 +97,9 @@ def migrate(engine: sa.Engine) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     try:
-        with engine.connect().execution_options(write=True) as connection:
+        # Alembic keeps its context in module globals: one migration per process at a time. Between processes
+        # (replicas) the database serializes them (BEGIN IMMEDIATE; PostgreSQL's advisory lock in env.py).
+        with _MIGRATING, engine.connect().execution_options(write=True) as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
             connection.commit()

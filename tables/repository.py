@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ def engine_version() -> str:
 ENGINE_VERSION = engine_version()
 MAX_PAGE = 100
 MAX_PROFILE_NAME = 60
+_ID = re.compile(r"[0-9a-f]{12}")
 
 
 class TableNotFound(LookupError):
@@ -136,6 +138,14 @@ def _new_id() -> str:
     return secrets.token_hex(6)
 
 
+def _known_id(table_id: str) -> str:
+    """An id as :func:`_new_id` makes them; anything else (a NUL byte PostgreSQL would refuse, 10 kB of text)
+    cannot name a table and is not sent to the database."""
+    if not isinstance(table_id, str) or not _ID.fullmatch(table_id):
+        raise TableNotFound(f"no table {str(table_id)[:40]!r}")
+    return table_id
+
+
 def _text(value: Any, what: str, longest: int) -> str:
     """A trimmed name of 1..``longest`` printable characters (PostgreSQL refuses NUL in text)."""
     if not isinstance(value, str) or not value.strip() or len(value.strip()) > longest \
@@ -207,6 +217,7 @@ class TableStore:
             raise StoreUnavailable(f"database error: {one_line(exc.orig)}") from None
 
     def _locked_row(self, conn: sa.Connection, table_id: str) -> sa.Row:
+        _known_id(table_id)
         row = conn.execute(sa.select(score_tables).where(score_tables.c.id == table_id).with_for_update()).first()
         if row is None:
             raise TableNotFound(f"no table {table_id!r}")
@@ -244,6 +255,7 @@ class TableStore:
             return _table(conn.execute(sa.select(score_tables).where(score_tables.c.id == values["id"])).one())
 
     def get_table(self, table_id: str) -> TableRecord:
+        _known_id(table_id)
         with self._read() as conn:
             row = conn.execute(sa.select(score_tables).where(score_tables.c.id == table_id)).first()
         if row is None:
@@ -271,6 +283,7 @@ class TableStore:
     # ------------------------------------------------------------------ rounds
 
     def list_rounds(self, table_id: str) -> list[RoundRecord]:
+        _known_id(table_id)
         with self._read() as conn:
             if conn.execute(sa.select(score_tables.c.id).where(score_tables.c.id == table_id)).first() is None:
                 raise TableNotFound(f"no table {table_id!r}")
@@ -367,6 +380,10 @@ class TableStore:
 
     @staticmethod
     def _profile(conn: sa.Connection, name: str) -> Profile:
+        try:
+            name = _text(name, "a profile name", MAX_PROFILE_NAME)
+        except ValueError:
+            raise ProfileNotFound(f"no house profile {str(name)[:70]!r}") from None
         row = conn.execute(sa.select(house_profiles).where(house_profiles.c.name == name)).first()
         if row is None:
             raise ProfileNotFound(f"no house profile {name!r}")

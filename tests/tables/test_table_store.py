@@ -188,11 +188,13 @@ def test_threads_writing_at_once_never_double_count(store):
         new_scorebook(NAMES), [r.round for r in stored])).totals)
 
 
-def _process_writer(url: str, table_id: str, seat: int, out: multiprocessing.Queue) -> None:
-    store = TableStore.open(url)
+def _replica(url: str, inbox: multiprocessing.Queue, out: multiprocessing.Queue) -> None:
+    store = TableStore.open(url)  # racing the other replicas to migrate an empty database
+    table_id, seat = inbox.get(timeout=120)
     added = 0
     for i in range(5):
-        # The same key from two processes: a retry racing its original must still store once.
+        # Seats 0 and 2 share keys k0-0..k4-0, seats 1 and 3 k0-1..k4-1, each with a different round: of two
+        # requests with one key exactly one is stored, the other is refused (or answered from the first).
         try:
             _, replayed = store.add_round(table_id, win_round(seat % 4), None, idempotency_key=f"k{i}-{seat % 2}")
             added += not replayed
@@ -202,22 +204,49 @@ def _process_writer(url: str, table_id: str, seat: int, out: multiprocessing.Que
     store.close()
 
 
-def test_processes_writing_at_once_with_shared_keys(db_url, store):
-    table = store.create_table("Processes", NAMES)
+def test_replicas_migrate_and_write_at_once(db_url):
+    """Four processes and four threads open an empty database at once: one migrates, all open, and the schema
+    is exactly tables/schema.py. Then the four processes write to one table with shared idempotency keys."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from tables.schema import metadata
+
     ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    procs = [ctx.Process(target=_process_writer, args=(db_url, table.id, seat, out)) for seat in (0, 2, 1, 3)]
+    inbox, out = ctx.Queue(), ctx.Queue()
+    procs = [ctx.Process(target=_replica, args=(db_url, inbox, out)) for _ in range(4)]
     for p in procs:
         p.start()
+    stores, errors = [], []
+
+    def start() -> None:
+        try:
+            stores.append(TableStore.open(db_url))
+        except Exception as exc:  # any failure to open counts; listed by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(stores) == 4
+    with stores[0].engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == "0001"
+    store = stores[0]
+    table = store.create_table("Processes", NAMES)
+    for seat in (0, 2, 1, 3):
+        inbox.put((table.id, seat))
     for p in procs:
         p.join(120)
-        assert p.exitcode == 0
+    assert [p.exitcode for p in procs] == [0] * 4
     added = sum(out.get(timeout=5) for _ in procs)
     final = store.get_table(table.id)
-    # Seats 0 and 2 share keys k0-0..k4-0 (both win_round(0)/(2) differ → the loser of each race is refused or
-    # replayed); seats 1 and 3 share k0-1..k4-1. Ten keys: at most ten rounds, each stored once.
-    assert final.rounds == added == 10
+    assert final.rounds == added == 10  # ten keys, each stored once
     assert len(store.list_rounds(table.id)) == 10 and sum(final.totals) == 0
+    for s in stores:
+        s.close()
 
 
 def test_unreachable_database_is_reported():
