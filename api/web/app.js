@@ -146,7 +146,7 @@ function boxLabel(box) {
   const r = state.river.find((x) => x.box === box.index);
   if (r) return ["river", r.tile, r.fixed];
   if (state.indicator && state.indicator.box === box.index) return ["indicator", state.indicator.tile, false];
-  if (state.foreign.has(box.index)) return ["removed foreign", "✕ not 108", false];
+  if (state.foreign.has(box.index)) return ["removed foreign", "✕", false]; // short: the label must not cover its neighbours
   return [state.removed.has(box.index) ? "removed" : "unassigned", box.tile, false];
 }
 
