@@ -124,6 +124,7 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     page.locator("#t-start").click()
     expect(page.locator("#table-title")).to_have_text("Friday")
     expect(page.locator('.total[data-seat="0"] .badge')).to_contain_text("庄")
+    expect(page.locator("#chart")).to_contain_text("No rounds yet")
     if width == 1280:  # the table beside the photo, not under it
         table_box, photo_box = page.locator("#table-view").bounding_box(), page.locator("#capture").bounding_box()
         assert photo_box["x"] + photo_box["width"] <= table_box["x"]

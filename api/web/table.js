@@ -258,6 +258,10 @@ function renderHistory() {
 
 // Cumulative totals after each round, one line per player (inline SVG, no library).
 function renderChart() {
+  if (!T.rounds.length) {
+    $("chart").replaceChildren(h("p", { class: "muted" }, "No rounds yet: the chart of running totals starts with round 1."));
+    return;
+  }
   const W = 640, H = 240, L = 52, R = 12, TOP = 14, B = 30;
   const series = SEATS.map((s) => [0, ...T.rounds.map((r) => r.totals_after[s])]);
   const all = series.flat();
