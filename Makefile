@@ -24,7 +24,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 
 chromium:
 	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium) \
-		|| echo "chromium could not be installed: the browser test (tests/test_web.py) will skip"
+		|| echo "chromium could not be installed: the browser test (tests/api/test_web.py) will skip"
 
 # The table tests run on SQLite and on a throwaway PostgreSQL server they start themselves (tests/tables).
 postgresql:
@@ -50,6 +50,6 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_detector.py
 	$(BIN)/python benchmarks/bench_classifier.py
 	$(BIN)/python benchmarks/bench_real_hands.py
-	$(BIN)/python benchmarks/bench_tables.py
+	$(BIN)/python -m benchmarks.bench_tables
 
 .PHONY: run demo test bench chromium postgresql

@@ -2,7 +2,7 @@
 
 The tile model is loaded once per process at start-up (lifespan) and shared by every request; onnxruntime
 sessions are thread-safe. Photos are processed in worker threads behind a small limiter (see
-:class:`api.vision_service.InferenceRunner`), so the event loop keeps accepting requests and a burst of
+:class:`api.runner.InferenceRunner`), so the event loop keeps accepting requests and a burst of
 uploads queues instead of oversubscribing the CPU. Every process is stateless: run several (``--workers``) or
 several replicas behind any load balancer (api/README.md).
 """
@@ -21,13 +21,14 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from api.errors import install_error_handlers
+from api.responses import Health
 from api.routes_scoring import router as scoring_router
 from api.routes_tables import router as tables_router
 from api.routes_vision import router as vision_router
-from api.schemas import Health
+from api.runner import InferenceRunner
 from api.table_store import LazyStore, database_url
 from api.uploads import BodyLimitMiddleware, body_limit
-from api.vision_service import InferenceRunner, load_detector
+from pipeline.settings import Settings, open_detector
 from vision.classes import NUM_CLASSES
 
 log = logging.getLogger("zhuoji.api")
@@ -41,27 +42,28 @@ def version() -> str:
         return "0.0.0+source"
 
 
-def create_app(model_path: str | os.PathLike | None = None, *, threads: int | None = None,
-               concurrency: int | None = None, max_waiting: int | None = None,
+def create_app(model_path: str | os.PathLike | None = None, *, settings: Settings | None = None,
+               threads: int | None = None, concurrency: int | None = None, max_waiting: int | None = None,
                require_model: bool = False, database: str | None = None) -> FastAPI:
     """A new application.
 
-    model_path: ONNX tile model (default ``ZHUOJI_MODEL`` or the shipped ``models/zhuoji-tiles-int8.onnx``).
-    threads: onnxruntime threads per inference (default ``ZHUOJI_THREADS`` or all cores).
-    concurrency: photos processed at once (default ``ZHUOJI_CONCURRENCY`` or 1: one inference already uses
-    every core, so more only adds memory). max_waiting: photos queued beyond that before answering 503 busy
-    (default ``ZHUOJI_MAX_WAITING`` or 64). require_model: fail start-up without a model instead of serving
-    only the text endpoints. database: where the tables live (default ``ZHUOJI_DATABASE_URL`` or a SQLite file
-    in the user's data directory), opened on the first table request.
+    settings: models, threads and queue sizes (default: ``Settings.from_env()``, read now). The keyword
+    arguments replace single settings: model_path (ONNX tile model), threads (onnxruntime threads per
+    inference), concurrency (photos processed at once), max_waiting (photos queued beyond that before answering
+    503 busy). require_model: fail start-up without a model instead of serving only the text endpoints.
+    database: where the tables live (default ``ZHUOJI_DATABASE_URL`` or a SQLite file in the user's data
+    directory), opened on the first table request.
     """
-    env = os.environ.get
+    settings = (settings or Settings.from_env()).replace(**{k: v for k, v in {
+        "model": None if model_path is None else Path(model_path), "threads": threads or None,
+        "concurrency": concurrency or None, "max_waiting": max_waiting}.items() if v is not None})
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.runner = InferenceRunner(concurrency or int(env("ZHUOJI_CONCURRENCY", "1")),
-                                           max_waiting if max_waiting is not None else int(env("ZHUOJI_MAX_WAITING", "64")))
+        app.state.settings = settings
+        app.state.runner = InferenceRunner(settings.concurrency, settings.max_waiting)
         try:
-            app.state.detector = load_detector(model_path, threads or int(env("ZHUOJI_THREADS", "0")) or None)
+            app.state.detector = open_detector(settings)
             app.state.model_error = None
             log.info("model loaded: %s", app.state.detector.model_path)
         except (FileNotFoundError, ValueError, RuntimeError) as exc:

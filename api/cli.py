@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from api.cli_options import add_win_context_options, win_flags
+
 if TYPE_CHECKING:
     from scoring.melds import Meld
 
@@ -86,16 +88,6 @@ def _melds(specs: Sequence[str]) -> list[Meld]:
     return melds
 
 
-def add_win_context_options(p: argparse.ArgumentParser) -> None:
-    """Rules preset and how the hand was won: shared by ``hand`` (text) and ``score`` (photo)."""
-    p.add_argument("--rules", default="gy-normal", help="rules preset: gy-normal, gy-reduced, liupanshui")
-    p.add_argument("--kong-draw", action="store_true", help="杠上花: won on a kong replacement draw")
-    p.add_argument("--hot-discard", action="store_true", help="热炮: the discarder's first discard after his kong")
-    p.add_argument("--robbed-kong", action="store_true", help="抢杠: won on another player's added kong")
-    p.add_argument("--bao-ting", action="store_true", help="报听: this player declared ready at the start")
-    p.add_argument("--discarder-bao-ting", action="store_true", help="杀报: the discarder declared 报听")
-
-
 def add_hand(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hand", help="hand type, fan and win value of a hand (牌型), or its waits without --win")
     p.add_argument("concealed", help="concealed tiles without the winning tile, e.g. 123m456p789s5p")
@@ -111,8 +103,7 @@ def run_hand(args: argparse.Namespace) -> int:
     from scoring import analyze_hand
 
     result = analyze_hand(args.concealed, args.win, _melds(args.meld), args.self_drawn, args.rules,
-                          kong_draw=args.kong_draw, hot_discard=args.hot_discard, robbed_kong=args.robbed_kong,
-                          bao_ting=args.bao_ting, discarder_bao_ting=args.discarder_bao_ting)
+                          **win_flags(args))
     if args.json:
         _print_json(result)
     else:

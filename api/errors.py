@@ -18,6 +18,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from pipeline.errors import Refused
+
 log = logging.getLogger("zhuoji.api")
 
 # HTTP status → code for Starlette's own errors (404 unknown path, 405 wrong method, 400 unparsable form).
@@ -81,6 +83,11 @@ async def _api_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
 
 
+async def _refused(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Refused)
+    return error_response(422, exc.code, exc.message)
+
+
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     details = _validation_details(exc)
@@ -110,6 +117,7 @@ async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     app.state.internal_errors = 0
     app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(Refused, _refused)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _internal_error)

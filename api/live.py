@@ -24,10 +24,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from api.errors import ApiError
-from api.schemas import HandAnalysis, ScoreContext
-from api.scoring_service import analyze
-from api.vision_service import hand_request
+from pipeline.models import HandAnalysis, ScoreContext
+from pipeline.photo import score_hand
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
 from vision.detect import Detector
@@ -188,13 +186,9 @@ class ReadingVoter:
 
 def score_line(voted: Voted, ctx: ScoreContext) -> tuple[str, HandAnalysis | None]:
     """The score of a voted reading (the same glue as POST /v1/score), as one line."""
-    req, _, problem = hand_request(voted.reading(), ctx)
-    if req is None:
+    _, _, a, problem = score_hand(voted.reading(), ctx)
+    if a is None:
         return f"no score: {problem.message if problem else 'unreadable'}", None
-    try:
-        a = analyze(req)
-    except ApiError as exc:
-        return f"no score: {exc.message}", None
     if a.status == "win":
         assert a.hand_type is not None
         return f"{a.hand_type.name_zh} ({a.hand_type.name_en}) {a.hand_type.fan} fan, W {a.win_value}", a

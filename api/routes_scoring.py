@@ -9,16 +9,16 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from api.errors import invalid_input
-from api.schemas import (
+from api.responses import ErrorResponse
+from pipeline.hand import DrawHand, analyze, chajiao, settle_table
+from pipeline.models import (
     ChajiaoRequest,
     ChajiaoResponse,
-    ErrorResponse,
     HandAnalysis,
     HandRequest,
     SettleRequest,
     SettleResponse,
 )
-from api.scoring_service import DrawHand, analyze, chajiao, settle_table
 from scoring import parse_tiles
 
 ERRORS = {400: {"model": ErrorResponse, "description": "not JSON"},

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from api.errors import ApiError, error_body
-from api.schemas import ErrorResponse
+from api.responses import ErrorResponse
 from api.table_schemas import (
     ProfileIn,
     ProfileList,

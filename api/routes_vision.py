@@ -6,28 +6,26 @@ CPU-bound work runs in a worker thread through ``app.state.runner``.
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
-from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from api.errors import ApiError, invalid_input
-from api.schemas import (
+from api.errors import ApiError
+from api.responses import ErrorResponse
+from api.uploads import check_image, decode_image
+from pipeline.hand import DrawHand, chajiao, text_hand
+from pipeline.models import (
     ChajiaoResponse,
     DetectResponse,
-    ErrorResponse,
-    MeldIn,
     Preset,
     ReadResponse,
-    RetakeReason,
     ScoreContext,
     ScoreResponse,
 )
-from api.scoring_service import DrawHand, chajiao
-from api.uploads import check_image
-from api.vision_service import detect_photo, read_photo, read_response, score_photo
-from scoring import parse_tiles
+from pipeline.photo import Photo as ReadPhoto
+from pipeline.photo import detect_photo, photo_hand, read_photo, read_response, score_photo
 from vision.detect import Detector
 
 ERRORS = {413: {"model": ErrorResponse, "description": "body over 20 MB"},
@@ -58,7 +56,7 @@ async def post_detect(request: Request, image: ImageFile) -> DetectResponse:
     """Boxes, tile names (1m..9s, back = face down, other = not in the 108-tile set) and confidences."""
     data = await _image_bytes(image)
     detector = _detector(request)
-    return await request.app.state.runner.run(detect_photo, detector, data)
+    return await request.app.state.runner.run(_detect, detector, data)
 
 
 @router.post("/read", response_model=ReadResponse, summary="Read one player's tiles from a photo")
@@ -68,7 +66,7 @@ async def post_read(request: Request, image: ImageFile) -> ReadResponse:
     retake reasons in plain words. The live camera view polls this."""
     data = await _image_bytes(image)
     detector = _detector(request)
-    photo = await request.app.state.runner.run(read_photo, detector, data)
+    photo = await request.app.state.runner.run(_read, detector, data)
     return ReadResponse(**read_response(photo, detector.model_path.name))
 
 
@@ -85,36 +83,27 @@ async def post_score(request: Request, image: ImageFile, context: Annotated[Scor
                                                f"{', '.join(ScoreContext.model_fields)}")
     data = await _image_bytes(image)
     detector = _detector(request)
-    return await request.app.state.runner.run(score_photo, detector, data, context)
+    return await request.app.state.runner.run(_score, detector, data, context)
 
 
-def _text_hand(seat: int, text: str) -> DrawHand:
-    """``"123m456p789s1p pong:5m"``: MPSZ concealed tiles, then melds as TYPE:TILE (as ``zhuoji hand --meld``)."""
-    tiles, melds = [], []
-    for token in text.split():
-        kind, sep, tile = token.partition(":")
-        if sep:
-            try:
-                melds.append(MeldIn.model_validate({"type": kind, "tile": tile}))
-            except ValidationError:
-                raise ApiError(422, "invalid_hand", f"hand{seat}: meld {token!r}: expected TYPE:TILE with TYPE one "
-                                                    f"of pong, kong, added_kong, concealed_kong") from None
-        else:
-            with invalid_input():
-                tiles += parse_tiles(token)
-    return DrawHand(seat=seat, concealed=tiles, melds=melds)
+# The photo jobs: decode (the parsing edge) then the pipeline, timed from the first byte decoded.
+def _detect(detector: Detector, data: bytes) -> DetectResponse:
+    start = time.perf_counter()
+    return detect_photo(detector, decode_image(data), start)
+
+
+def _read(detector: Detector, data: bytes, field: str = "image") -> ReadPhoto:
+    start = time.perf_counter()
+    return read_photo(detector, decode_image(data, field), start=start)
+
+
+def _score(detector: Detector, data: bytes, context: ScoreContext) -> ScoreResponse:
+    start = time.perf_counter()
+    return score_photo(detector, decode_image(data), context, start)
 
 
 def _photo_hand(detector: Detector, seat: int, data: bytes) -> DrawHand:
-    photo = read_photo(detector, data, field=f"photo{seat}")
-    reading = photo.reading
-    if "?" in reading.concealed_tiles or any(m["tile"] is None for m in reading.melds):
-        raise ApiError(422, "unreadable_tile", f"photo{seat}: a tile could not be read (or a 闷豆 lies face down); "
-                                               f"retake it or send hand{seat} as text")
-    return DrawHand(seat=seat, concealed=list(reading.concealed_tiles),
-                    melds=[MeldIn(type=m["type"], tile=m["tile"]) for m in reading.melds], source="photo",
-                    seen=[t for t in reading.river if t != "?"],
-                    retake=[RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake])
+    return photo_hand(_read(detector, data, f"photo{seat}").reading, seat)
 
 
 Hand = Annotated[str | None, Form(max_length=200, description="MPSZ text, melds as TYPE:TILE, e.g. "
@@ -136,7 +125,7 @@ async def post_chajiao_photos(request: Request, photo0: Photo = None, photo1: Ph
         if photo is not None and text:
             raise ApiError(422, "invalid_request", f"seat {seat}: give photo{seat} or hand{seat}, not both")
         if text:
-            hands.append(_text_hand(seat, text))
+            hands.append(text_hand(seat, text))
         elif photo is not None:
             data = await _image_bytes(photo, f"photo{seat}")
             hands.append(await request.app.state.runner.run(_photo_hand, _detector(request), seat, data))

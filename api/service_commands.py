@@ -13,9 +13,11 @@ PRESETS = ["gy-normal", "gy-reduced", "liupanshui"]
 
 def add_serve(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the HTTP service and web page (http://127.0.0.1:8000/)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--workers", type=int, default=1, help="processes, each with its own model copy (default 1)")
+    p.add_argument("--host", help="address to listen on (default ZHUOJI_HOST or 127.0.0.1; 0.0.0.0: every "
+                                  "interface)")
+    p.add_argument("--port", type=int, help="default ZHUOJI_PORT or 8000")
+    p.add_argument("--workers", type=int, help="processes, each with its own model copy (default ZHUOJI_WORKERS "
+                                               "or 1)")
     p.add_argument("--model", type=Path, help="ONNX model (default: ZHUOJI_MODEL or models/zhuoji-tiles-int8.onnx)")
     p.add_argument("--threads", type=int, help="onnxruntime threads per process (default: all cores; with "
                                                 "several workers, cores ÷ workers)")
@@ -28,23 +30,29 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    if not 1 <= args.port <= 65535:
-        raise ValueError(f"--port must be 1..65535, not {args.port}")
-    if args.workers < 1 or (args.threads is not None and args.threads < 1):
+    from api.app import create_app
+    from pipeline.settings import Settings
+
+    if args.model is not None and not args.model.is_file():
+        raise FileNotFoundError(f"model not found: {args.model}")
+    settings = Settings.from_env(model=args.model.resolve() if args.model else None, host=args.host,
+                                 port=args.port, workers=args.workers, threads=args.threads)
+    if not 1 <= settings.port <= 65535:
+        raise ValueError(f"--port must be 1..65535, not {settings.port}")
+    if settings.workers < 1 or (settings.threads is not None and settings.threads < 1):
         raise ValueError("--workers and --threads take a whole number ≥ 1")
-    if args.model is not None:
-        if not args.model.is_file():
-            raise FileNotFoundError(f"model not found: {args.model}")
-        # Workers are fresh processes: the environment is how the model path reaches them.
-        os.environ["ZHUOJI_MODEL"] = str(args.model.resolve())
-    if args.db:
-        os.environ["ZHUOJI_DATABASE_URL"] = args.db  # as for the model: the environment reaches every worker
-    threads = args.threads or (max(1, (os.cpu_count() or 1) // args.workers) if args.workers > 1 else None)
-    if threads:
-        os.environ["ZHUOJI_THREADS"] = str(threads)
-    uvicorn.run("api.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
-                log_level=args.log_level, timeout_graceful_shutdown=10)
-    return 0
+    if settings.threads is None and settings.workers > 1:
+        settings = settings.replace(threads=max(1, (os.cpu_count() or 1) // settings.workers))
+    if settings.workers == 1:
+        uvicorn.run(create_app(settings=settings, database=args.db), host=settings.host, port=settings.port,
+                    log_level=args.log_level, timeout_graceful_shutdown=10)
+        return 0
+    # Workers are fresh processes that build the app themselves: the settings reach them as their environment.
+    env = {**os.environ, **settings.env(), **({"ZHUOJI_DATABASE_URL": args.db} if args.db else {})}
+    os.execve(sys.executable, [sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
+                               "--host", settings.host, "--port", str(settings.port),
+                               "--workers", str(settings.workers), "--log-level", args.log_level,
+                               "--timeout-graceful-shutdown", "10"], env)
 
 
 def add_live(sub: argparse._SubParsersAction) -> None:
@@ -65,12 +73,12 @@ def add_live(sub: argparse._SubParsersAction) -> None:
 
 def run_live(args: argparse.Namespace) -> int:
     from api.live import live
-    from api.schemas import ScoreContext
-    from vision.detect import get_detector
+    from pipeline.models import ScoreContext
+    from pipeline.settings import Settings, open_detector
 
     if args.every < 1 or args.window < 1:
         raise ValueError("--every and --window take a whole number ≥ 1")
-    detector = get_detector(args.model)
+    detector = open_detector(Settings.from_env(model=args.model))
     ctx = ScoreContext(rules=args.rules, self_drawn=args.self_drawn, annotate=False)
     stats = live(args.source, detector, every=args.every, window=args.window, ctx=ctx, out=args.out,
                  max_frames=args.max_frames, seconds=args.seconds, as_json=args.json)

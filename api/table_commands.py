@@ -334,8 +334,10 @@ def _seat(text: str, option: str) -> int:
 
 def run_chajiao(args: argparse.Namespace) -> int:
     from api.errors import ApiError
-    from api.routes_vision import _photo_hand, _text_hand
-    from api.scoring_service import chajiao
+    from api.uploads import decode_image
+    from pipeline.hand import chajiao, text_hand
+    from pipeline.photo import photo_hand, read_photo
+    from pipeline.settings import Settings, open_detector
 
     if not 0 <= args.dealer <= 3 or not 1 <= args.streak <= 1000:
         raise ValueError("--dealer is a seat 0..3 and --streak a whole number 1..1000")
@@ -351,14 +353,12 @@ def run_chajiao(args: argparse.Namespace) -> int:
     try:
         for seat, kind, value in sorted(given):
             if kind == "hand":
-                hands.append(_text_hand(seat, value))
+                hands.append(text_hand(seat, value))
                 continue
             data = Path(value).read_bytes()
             if detector is None:
-                from vision.detect import get_detector
-
-                detector = get_detector(args.model)
-            hands.append(_photo_hand(detector, seat, data))
+                detector = open_detector(Settings.from_env(model=args.model))
+            hands.append(photo_hand(read_photo(detector, decode_image(data, f"photo{seat}")).reading, seat))
         result = chajiao(hands, args.rules, args.dealer, args.streak)
     except ApiError as exc:
         raise ValueError(exc.message) from None

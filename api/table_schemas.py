@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field, StrictInt, StrictStr
 
-from api.schemas import (
+from pipeline.models import (
     ErrorBody,
     FirstOneS,
     Outcome,

@@ -1,5 +1,5 @@
 """``zhuoji detect``, ``read``, ``score``, ``train``, ``train-classifier`` and ``train-back-check``: CLI shells over
-vision.detect, the photo service, vision.train, vision.train_classify and vision.train_back_check."""
+vision.detect, the photo pipeline, vision.training.train, vision.training.train_classify and vision.training.train_back_check."""
 
 from __future__ import annotations
 
@@ -34,13 +34,14 @@ def _add_turned_option(p: argparse.ArgumentParser, default: bool) -> None:
 def run_detect(args: argparse.Namespace) -> int:
     import cv2
 
+    from pipeline.settings import Settings, open_detector
     from vision.annotate import draw_detections
-    from vision.detect import ImageError, get_detector, load_image
+    from vision.detect import ImageError, load_image
 
     if not 0 < args.conf < 1 or (args.iou is not None and not 0 < args.iou < 1):
         raise ValueError("--conf and --iou take a number between 0 and 1")
     overlap = {} if args.iou is None else {"iou": args.iou}
-    detector = get_detector(args.model)
+    detector = open_detector(Settings.from_env(model=args.model))
     failed = 0
     for path in args.images:
         try:
@@ -82,7 +83,7 @@ def add_read(sub: argparse._SubParsersAction) -> None:
 
 
 def add_score(sub: argparse._SubParsersAction) -> None:
-    from api.cli import add_win_context_options
+    from api.cli_options import add_win_context_options
 
     p = sub.add_parser("score", help="read a hand photo and score it: hand type, fan, waits")
     _add_photo_args(p)
@@ -95,23 +96,28 @@ def add_score(sub: argparse._SubParsersAction) -> None:
 
 def _read_photo_arg(args: argparse.Namespace):
     """The detector and the read photo of ``read``/``score``; a bad photo becomes a one-line ValueError."""
+    import time
+
     from api.errors import ApiError
-    from api.vision_service import read_photo
-    from vision.detect import get_detector
+    from api.uploads import decode_image
+    from pipeline.photo import read_photo
+    from pipeline.settings import Settings, open_detector
 
     if not args.image.is_file():
         raise ValueError(f"{args.image}: no such file")
-    detector = get_detector(args.model)
+    detector = open_detector(Settings.from_env(model=args.model))
+    start = time.perf_counter()
     try:
-        return detector, read_photo(detector, args.image.read_bytes(), turned=args.turned)
+        image = decode_image(args.image.read_bytes())
     except ApiError as exc:
         raise ValueError(f"{args.image}: {exc.message}") from None
+    return detector, read_photo(detector, image, turned=args.turned, start=start)
 
 
 def _write_annotation(photo, out: Path) -> None:
     import base64
 
-    from api.vision_service import annotated_jpeg
+    from pipeline.photo import annotated_jpeg
 
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(base64.b64decode(annotated_jpeg(photo)))
@@ -132,12 +138,12 @@ def _print_reading(result: dict) -> None:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from api.vision_service import read_response
+    from pipeline.photo import read_response
 
     detector, photo = _read_photo_arg(args)
     result = read_response(photo, detector.model_path.name)
     if args.json:
-        from api.schemas import ReadResponse
+        from pipeline.models import ReadResponse
 
         print(ReadResponse(**result).model_dump_json(by_alias=True))
     else:
@@ -150,13 +156,13 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from api.schemas import ScoreContext
-    from api.vision_service import score_reading
+    from api.cli_options import win_flags
+    from pipeline.models import ScoreContext
+    from pipeline.photo import score_reading
 
     try:
         ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,
-                           kong_draw=args.kong_draw, hot_discard=args.hot_discard, robbed_kong=args.robbed_kong,
-                           bao_ting=args.bao_ting, discarder_bao_ting=args.discarder_bao_ting, annotate=False)
+                           annotate=False, **win_flags(args))
     except ValidationError as exc:
         raise ValueError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
     detector, photo = _read_photo_arg(args)
@@ -208,7 +214,7 @@ def run_quantize(args: argparse.Namespace) -> int:
         import onnx  # noqa: F401
     except ImportError:
         raise ValueError("quantizing needs the train extra: pip install -e '.[train]'") from None
-    from vision.quantize import main as quantize_main
+    from vision.training.quantize import main as quantize_main
 
     return quantize_main(args.rest)
 
@@ -220,11 +226,11 @@ def run_train(args: argparse.Namespace) -> int:
         if args.command == "train":
             import ultralytics  # noqa: F401
 
-            from vision.train import main as train_main
+            from vision.training.train import main as train_main
         elif args.command == "train-back-check":
-            from vision.train_back_check import main as train_main
+            from vision.training.train_back_check import main as train_main
         else:
-            from vision.train_classify import main as train_main
+            from vision.training.train_classify import main as train_main
     except ImportError:
         raise ValueError("training needs the train extra: pip install -e '.[train]'") from None
     return train_main(args.rest)

@@ -2,7 +2,7 @@
 page and the API's explanation lines can show, so Chinese reads the same on a machine without CJK fonts.
 
 Run ``python -m api.webfont`` after adding Chinese text to ``api/web/*`` or to a string of ``scoring/``,
-``api/`` or ``vision/``: it rescans them and rewrites ``api/web/zhuoji-cjk.woff2``. Needs the dev extra
+``pipeline/``, ``tables/``, ``api/`` or ``vision/``: it rescans them and rewrites ``api/web/zhuoji-cjk.woff2``. Needs the dev extra
 (fontTools, brotli) and a Noto Sans CJK file (Debian ``fonts-noto-cjk``); the service itself only serves the file.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "api" / "web"
 FONT_FILE = WEB / "zhuoji-cjk.woff2"
-SOURCES = ("scoring", "api", "vision")
+SOURCES = ("scoring", "pipeline", "tables", "api", "vision")
 DEFAULT_SOURCE_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 FAMILY_IN_COLLECTION = "Noto Sans CJK SC"
 # CJK ideographs, CJK punctuation, full-width forms: what a Latin system font may lack.
@@ -38,7 +38,7 @@ def _strings(path: Path) -> list[str]:
 
 
 def page_characters(root: Path = ROOT) -> set[str]:
-    """Every CJK character the page (api/web/*) or a string of scoring/, api/, vision/ can show."""
+    """Every CJK character the page (api/web/*) or a string of the packages in SOURCES can show."""
     chars: set[str] = set()
     for path in sorted((root / "api" / "web").iterdir()):
         if path.suffix in {".html", ".js", ".css"}:

@@ -19,16 +19,15 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from datasets.crops import label_path
+from vision.classes import CLASS_NAMES, OTHER
+from vision.classify import DEFAULT_CLASSIFIER, DETECTOR_WEIGHT, Classifier, combine
+from vision.detect import DEFAULT_MODEL, Detector
+from vision.detections import Detections, box_iou
+from vision.images import load_image
+from vision.labels import read_yolo_labels
 
-from datasets.crops import label_path  # noqa: E402
-from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
-from vision.classify import DEFAULT_CLASSIFIER, DETECTOR_WEIGHT, Classifier, combine  # noqa: E402
-from vision.detect import DEFAULT_MODEL, Detector  # noqa: E402
-from vision.detections import Detections, box_iou  # noqa: E402
-from vision.evaluate import read_yolo_labels  # noqa: E402
-from vision.images import load_image  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 REAL = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4"
 

@@ -29,19 +29,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import avx2_only
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import avx2_only  # noqa: E402
-
-from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
-from vision.detect import DEFAULT_MODEL, Detector, _postprocess  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.evaluate import (  # noqa: E402
+from vision.classes import CLASS_NAMES, OTHER
+from vision.detect import DEFAULT_MODEL, Detector, _postprocess
+from vision.detections import Detections
+from vision.training.evaluate import (
     LOOKALIKES,
     SUITED,
     EvalResult,
@@ -50,6 +45,8 @@ from vision.evaluate import (  # noqa: E402
     named_by_labels,
     with_alternatives,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 REAL = ROOT.parent / "shared" / "datasets" / "rf-chinese-mahjong-v4"
 REAL_REMAP = {27: OTHER}  # the real data's class 27 is "other"; ours is 28 (27 = back)
@@ -89,7 +86,7 @@ class Baseline:
 
 
 class Cached:
-    """A predictor for ``vision.evaluate`` from a function path → Detections: each photo detected once, however
+    """A predictor for ``vision.training.evaluate`` from a function path → Detections: each photo detected once, however
     many ways it is scored; ``names`` > 1 scores each box under its top names (``with_alternatives``)."""
 
     def __init__(self, detections, names: int = 1) -> None:

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from vision.classes import CLASS_NAMES
+from vision.training.train import SHARED, init_checkpoint, train
 
-from vision.classes import CLASS_NAMES  # noqa: E402
-from vision.train import SHARED, init_checkpoint, train  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _images(data: dict, key: str) -> list[str]:

@@ -20,8 +20,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.layout import layout
-from vision.layout_synth import NOISE_KINDS, generate, generate_table, layout_mismatches, reading_mismatches
 from vision.reading import read
+from vision.training.layout_synth import (
+    NOISE_KINDS,
+    generate,
+    generate_table,
+    layout_mismatches,
+    reading_mismatches,
+)
 
 KINDS: dict[str, tuple[str, ...]] = {
     "clean": (),

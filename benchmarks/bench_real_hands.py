@@ -42,8 +42,10 @@ from typing import Any
 
 import numpy as np
 
-from vision.detect import DEFAULT_MODEL, get_detector, load_image
+from pipeline.settings import Settings, open_detector
+from vision.detect import DEFAULT_MODEL, load_image
 from vision.detections import Detections, box_iou, repeated_boxes
+from vision.labels import parse_yolo, to_xyxy
 from vision.layout import Layout, layout
 from vision.reading import FOREIGN_P, TRAINED_OTHER_P, Reading, read
 
@@ -97,11 +99,10 @@ def read_labels(path: Path, width: int, height: int) -> tuple[np.ndarray, list[s
     for the photos of this set (one row, near horizontal) this is left to right. A box that repeats an earlier
     one of its class (``repeated_boxes``) is dropped: the source labels a few tiles twice.
     """
-    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-    cxcywh = np.array([[float(v) for v in r[1:5]] for r in rows], dtype=np.float64).reshape(-1, 4)
-    cxcywh *= [width, height, width, height]
-    xyxy = np.concatenate([cxcywh[:, :2] - cxcywh[:, 2:] / 2, cxcywh[:, :2] + cxcywh[:, 2:] / 2], 1)
-    cls = [int(r[0]) for r in rows]
+    ids, cxcywh = parse_yolo(path.read_text(), np.float64)
+    xyxy = to_xyxy(cxcywh, width, height)
+    cxcywh = cxcywh * [width, height, width, height]
+    rows, cls = list(range(len(ids))), [int(c) for c in ids]
     unique = np.flatnonzero(~repeated_boxes(xyxy, cls))
     rows, cxcywh, xyxy, cls = [rows[i] for i in unique], cxcywh[unique], xyxy[unique], [cls[i] for i in unique]
     centres = cxcywh[:, :2] - cxcywh[:, :2].mean(0)
@@ -169,7 +170,7 @@ def score(exp: Expected, dets: Detections, lay: Layout, reading: Reading) -> Sco
     for m, rm in zip(lay.melds, reading.melds, strict=True):
         for b in m.boxes:
             placed[b] = ("meld", rm["tile"] or "?")
-    # Each labelled box's part and tile (the expected files agree with the labels: tests/test_real_hands.py).
+    # Each labelled box's part and tile (the expected files agree with the labels: tests/vision/test_real_hands.py).
     parts = exp.parts()
     match = match_boxes(exp.boxes, dets.xyxy)
     right = sum(1 for i, j in match.items() if placed.get(j) == (parts[i], exp.labels[i]))
@@ -190,11 +191,12 @@ class PhotoResult:
 
 
 def run_photo(exp: Expected, model_path: str | Path | None = None, turned: bool = True,
-              foreign_p: float = FOREIGN_P) -> PhotoResult:
+              foreign_p: float = FOREIGN_P, classifier: str | None = None) -> PhotoResult:
     """Detect, lay out and read one photo (model_path None: ``$ZHUOJI_MODEL`` or the shipped model), as
     ``zhuoji read`` does (``turned``: the detector's second look at the photo turned 180°; ``foreign_p``: the
-    share of boxes expected to be no tile of the set, see :func:`vision.reading.read`)."""
-    detector = get_detector(model_path)
+    share of boxes expected to be no tile of the set, see :func:`vision.reading.read`; ``classifier``: a crop
+    classifier path or ``none``, default ``$ZHUOJI_CLASSIFIER`` or the shipped one)."""
+    detector = open_detector(Settings.from_env(model=model_path, classifier=classifier))
     image = load_image(exp.image)
     t0 = time.perf_counter()
     dets = detector(image, turned=turned)
@@ -303,19 +305,17 @@ def main() -> None:
     parser.add_argument("--classifier", help="crop classifier ONNX, or 'none' for the detector alone (default: "
                                              "$ZHUOJI_CLASSIFIER or the shipped models/zhuoji-crops-int8.onnx)")
     args = parser.parse_args()
-    if args.classifier:
-        os.environ["ZHUOJI_CLASSIFIER"] = args.classifier  # read by get_detector, as in the service
     if not 0.0 < args.foreign_p < 1.0:
         parser.error("--foreign-p must lie strictly between 0 and 1")
     model = Path(args.model or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
     if not model.is_file():
         raise SystemExit(f"model not found: {model} (pass --model PATH)")
-    detector = get_detector(model)  # load once, outside the timings
+    detector = open_detector(Settings.from_env(model=model, classifier=args.classifier))  # load once, untimed
     closer = [part.model_path.name for part in (detector.classifier, detector.back_check) if part is not None]
     print(f"columns ✓/✗: exact hand with {', '.join(CONFIGS)}; '·' = other (not a tile of the set)\n")
     results = []
     for exp in load_set(args.set):
-        r = run_photo(exp, model, args.turned, args.foreign_p)
+        r = run_photo(exp, model, args.turned, args.foreign_p, args.classifier)
         print_photo(r)
         results.append(r)
     t = totals(results)

@@ -1,6 +1,6 @@
 """Speed of the table store (tables/) on a SQLite file and on PostgreSQL.
 
-    python benchmarks/bench_tables.py [--rounds N] [--replay N] [--postgres URL]
+    python -m benchmarks.bench_tables [--rounds N] [--replay N] [--postgres URL]
 
 Per backend: (1) a table of 16 rounds created, then read back (table and rounds), end to end through
 ``TableStore``; (2) rounds/s: N rounds appended one transaction each (each settles one hand through
@@ -15,22 +15,16 @@ from __future__ import annotations
 
 import argparse
 import platform
-import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 import sqlalchemy as sa
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "tables"))
-
-from table_support import draw_round, win_round  # noqa: E402
-
-from scoring.scorebook import add_round, new_scorebook, replay  # noqa: E402
-from tables import StaleVersion, TableStore  # noqa: E402
-from tables.throwaway import PostgresUnavailable, throwaway_postgres  # noqa: E402
+from scoring.scorebook import add_round, new_scorebook, replay
+from tables import StaleVersion, TableStore
+from tables.throwaway import PostgresUnavailable, throwaway_postgres
+from tests.tables.table_support import draw_round, win_round  # run as python -m benchmarks.bench_tables
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 ROUNDS = [win_round(1), win_round(2), draw_round(), win_round(3), win_round(0), win_round(2)]

@@ -22,16 +22,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from importlib.metadata import version
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+from mahjong.agari import Agari
+from mahjong.shanten import Shanten
+from mahjong.tile import TilesConverter
 
-from mahjong.agari import Agari  # noqa: E402
-from mahjong.shanten import Shanten  # noqa: E402
-from mahjong.tile import TilesConverter  # noqa: E402
-
-from scoring.shapes import waits  # noqa: E402
-from scoring.tiles import TILES  # noqa: E402
+from scoring.shapes import waits
+from scoring.tiles import TILES
 
 try:
     from tqdm import tqdm

@@ -23,17 +23,13 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from datasets.mix import source_photo
+from vision.classes import CLASS_NAMES
+from vision.detect import DEFAULT_MODEL, Detector
+from vision.detections import box_iou
+from vision.labels import read_yolo_labels
+
 REPO = Path(__file__).resolve().parents[1]
-for folder in (REPO, REPO / "datasets"):  # run as a script: make `vision` and the sibling scripts importable
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-
-from mix import source_photo  # noqa: E402
-
-from vision.classes import CLASS_NAMES  # noqa: E402
-from vision.detect import DEFAULT_MODEL, Detector  # noqa: E402
-from vision.detections import box_iou  # noqa: E402
-from vision.evaluate import read_yolo_labels  # noqa: E402
 
 SUITED = 27
 

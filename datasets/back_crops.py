@@ -21,16 +21,14 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from datasets.crops import read_boxes
+from vision.back_check import BACK_CROP_MARGIN, BACK_CROP_SIZE
+from vision.classes import BACK
+from vision.classify import crop_tiles
+from vision.detections import box_iou
+from vision.images import ImageError, load_image
 
-from datasets.crops import read_boxes  # noqa: E402
-from vision.back_check import BACK_CROP_MARGIN, BACK_CROP_SIZE  # noqa: E402
-from vision.classes import BACK  # noqa: E402
-from vision.classify import crop_tiles  # noqa: E402
-from vision.detections import box_iou  # noqa: E402
-from vision.images import ImageError, load_image  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 MATCH_IOU = 0.5  # as the mAP50 benchmark matches a box to a label
 

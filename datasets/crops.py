@@ -21,13 +21,12 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from vision.classes import CLASS_NAMES
+from vision.classify import CROP_SIZE, crop_tiles
+from vision.images import ImageError, load_image
+from vision.labels import read_yolo_labels
 
-from vision.classes import CLASS_NAMES  # noqa: E402
-from vision.classify import CROP_SIZE, crop_tiles  # noqa: E402
-from vision.images import ImageError, load_image  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 def label_path(image: Path) -> Path:
@@ -39,15 +38,9 @@ def label_path(image: Path) -> Path:
 
 def read_boxes(image: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """(N, 4) xyxy pixel boxes and (N,) class ids of an image's YOLO labels (no file: none)."""
-    path = label_path(image)
-    rows = [line.split() for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
-    rows = [r for r in rows if len(r) >= 5 and 0 <= int(r[0]) < len(CLASS_NAMES)]
-    if not rows:
-        return np.zeros((0, 4)), np.zeros(0, np.int64)
-    a = np.array([[float(v) for v in r[1:5]] for r in rows])
-    xyxy = np.stack([(a[:, 0] - a[:, 2] / 2) * width, (a[:, 1] - a[:, 3] / 2) * height,
-                     (a[:, 0] + a[:, 2] / 2) * width, (a[:, 1] + a[:, 3] / 2) * height], 1)
-    return xyxy, np.array([int(r[0]) for r in rows], np.int64)
+    xyxy, cls = read_yolo_labels(label_path(image), width, height, dtype=np.float64)
+    known = (cls >= 0) & (cls < len(CLASS_NAMES))  # a class of another label set has no crop to learn
+    return xyxy[known], cls[known]
 
 
 def jitter_boxes(xyxy: np.ndarray, amount: float, rng: np.random.Generator) -> np.ndarray:

@@ -30,11 +30,9 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from vision.classes import CLASS_NAMES
 
-from vision.classes import CLASS_NAMES  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 REAL_HANDS = REPO / "tests" / "data" / "real_hands"
 

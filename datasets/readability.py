@@ -33,12 +33,10 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: make `vision` importable
-    sys.path.insert(0, str(REPO))
+from vision.classes import CLASS_NAMES
+from vision.labels import read_yolo_labels
 
-from vision.classes import CLASS_NAMES  # noqa: E402
-from vision.evaluate import read_yolo_labels  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 SUITED = 27
 CELL = 240  # a cell's crop side in pixels: small tiles are enlarged so that the sheet, not the eye, limits nothing

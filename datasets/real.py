@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: make `vision` importable
-    sys.path.insert(0, str(REPO))
+from vision.classes import CLASS_NAMES, OTHER
+from vision.detections import repeated_boxes
+from vision.labels import parse_yolo, to_xyxy
 
-from vision.classes import CLASS_NAMES, OTHER  # noqa: E402
-from vision.detections import repeated_boxes  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 SHARED = REPO.parent / "shared"
 SOURCE = "datasets/rf-chinese-mahjong-v4"
@@ -53,9 +51,8 @@ def drop_repeats(rows: list[str]) -> list[str]:
     second box on one tile and count a tile it cannot find twice."""
     if not rows:
         return rows
-    cxcywh = np.array([[float(v) for v in r.split()[1:5]] for r in rows])
-    xyxy = np.concatenate([cxcywh[:, :2] - cxcywh[:, 2:] / 2, cxcywh[:, :2] + cxcywh[:, 2:] / 2], 1)
-    repeated = repeated_boxes(xyxy, [r.split()[0] for r in rows])
+    classes, cxcywh = parse_yolo("\n".join(rows), np.float64)
+    repeated = repeated_boxes(to_xyxy(cxcywh, 1, 1), classes.tolist())
     return [r for r, rep in zip(rows, repeated, strict=True) if not rep]
 
 

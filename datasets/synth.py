@@ -33,6 +33,7 @@ records them with the seed in DIR/build.json; the model card's figures are with 
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import json
 import math
@@ -49,11 +50,9 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: make `vision` importable
-    sys.path.insert(0, str(REPO))
+from vision.classes import BACK, CLASS_NAMES, OTHER
 
-from vision.classes import BACK, CLASS_NAMES, OTHER  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 SHARED = REPO.parent / "shared"
 FLUFFY_DIR = "tile-art/fluffystuff-cc0/Export/Regular"
@@ -177,22 +176,23 @@ def load_art(shared: Path = SHARED) -> dict[str, dict[Face, np.ndarray]]:
     return art
 
 
-_ART: dict[str, dict[Face, np.ndarray]] | None = None
 _ART_SHARED: Path = SHARED
 
 
+@functools.lru_cache(maxsize=4)  # keyed on the copy of the shared material: usually one, a test adds another
+def _art_of(shared: Path) -> dict[str, dict[Face, np.ndarray]]:
+    return load_art(shared)
+
+
 def get_art() -> dict[str, dict[Face, np.ndarray]]:
-    """The artwork for this process, loaded once."""
-    global _ART
-    if _ART is None:
-        _ART = load_art(_ART_SHARED)
-    return _ART
+    """The artwork of the shared material this process points at, loaded once per copy."""
+    return _art_of(_ART_SHARED)
 
 
 def set_shared(shared: Path) -> None:
-    """Point the builder at another copy of the shared material (reloads the artwork lazily)."""
-    global _ART, _ART_SHARED
-    _ART_SHARED, _ART = Path(shared), None
+    """Point the builder at another copy of the shared material (its artwork is loaded on first use)."""
+    global _ART_SHARED
+    _ART_SHARED = Path(shared)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -384,27 +384,27 @@ def random_tileset(rng: np.random.Generator, art: dict[str, dict[Face, np.ndarra
                    back_pattern=int(rng.integers(4)))
 
 
-_SCALED: dict[tuple[str, Face, float, int], tuple[np.ndarray, np.ndarray]] = {}
-
-
 def scaled_glyph(style: str, face: Face, scale: float, level: int) -> tuple[np.ndarray, np.ndarray]:
     """(alpha, colour) float32 of a glyph shrunk by ``scale``, centred on a face canvas of TEX size / 2**level.
 
-    Cached per process (a few MB per style and level).
+    Cached per process and per copy of the artwork (a few MB per style and level).
     """
-    key = (style, face, scale, level)
-    if key not in _SCALED:
-        art = get_art()
-        glyph = art[style].get(face)
-        if glyph is None:  # an "other" face from another style
-            glyph = next(a[face] for a in art.values() if face in a)
-        w, h = TEX_W >> level, TEX_H >> level
-        gw, gh = int(w * scale), int(h * scale)
-        canvas = np.zeros((h, w, 4), np.uint8)
-        x0, y0 = (w - gw) // 2, (h - gh) // 2
-        canvas[y0 : y0 + gh, x0 : x0 + gw] = cv2.resize(glyph, (gw, gh), interpolation=cv2.INTER_AREA)
-        _SCALED[key] = canvas[..., 3:].astype(np.float32) / 255, canvas[..., :3].astype(np.float32)
-    return _SCALED[key]
+    return _scaled_glyph(_ART_SHARED, style, face, scale, level)
+
+
+# Bounded above every (style, face, scale, level) one artwork copy has (3 styles × ~45 faces × 4 scales × levels).
+@functools.lru_cache(maxsize=4096)
+def _scaled_glyph(shared: Path, style: str, face: Face, scale: float, level: int) -> tuple[np.ndarray, np.ndarray]:
+    art = _art_of(shared)
+    glyph = art[style].get(face)
+    if glyph is None:  # an "other" face from another style
+        glyph = next(a[face] for a in art.values() if face in a)
+    w, h = TEX_W >> level, TEX_H >> level
+    gw, gh = int(w * scale), int(h * scale)
+    canvas = np.zeros((h, w, 4), np.uint8)
+    x0, y0 = (w - gw) // 2, (h - gh) // 2
+    canvas[y0 : y0 + gh, x0 : x0 + gw] = cv2.resize(glyph, (gw, gh), interpolation=cv2.INTER_AREA)
+    return canvas[..., 3:].astype(np.float32) / 255, canvas[..., :3].astype(np.float32)
 
 
 def _mips(bgr: np.ndarray, alpha: np.ndarray) -> list[np.ndarray]:
@@ -1342,7 +1342,7 @@ def difficulty(classes: np.ndarray, views: np.ndarray, spread: float) -> np.ndar
 
 def difficult_words(flags: np.ndarray) -> list[str]:
     """One word per label for DIR/difficult/SPLIT/NAME.txt: ``-`` (not difficult) or its reasons joined by ``+``
-    (``truncated+blurred``); read back by ``vision.evaluate.read_difficult``."""
+    (``truncated+blurred``); read back by ``vision.training.evaluate.read_difficult``."""
     return ["+".join(w for bit, w in DIFFICULT_NAMES.items() if f & bit) or "-" for f in flags]
 
 

@@ -1,23 +1,20 @@
 """Regenerate the README's screenshots: a scored photo (the shipped model on a sample photo) and a table's
 totals screen, both at 1280 px in headless Chromium.
 
-    python docs/screenshots.py          # needs the dev extra (Playwright) and Debian's chromium
+    python -m docs.screenshots          # from the checkout; needs the dev extra (Playwright) and chromium
 """
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
 import cv2
 
+from api.app import create_app
+from tests.api.web_support import DESKTOP, ServerThread, launch_browser
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from web_support import DESKTOP, ServerThread, launch_browser  # noqa: E402
-
-from api.app import create_app  # noqa: E402
 
 HANDS = ["456m789m234s567s9p", "555m666m777m8m9m44s", "123m456p789s1155p", "123s456s77p88p99p3p"]
 WIDTH = 800  # the PNGs are scaled to this width to stay small
@@ -53,7 +50,7 @@ def main() -> None:
                 with page.expect_response("**/v1/score"):
                     page.set_input_files("#file", str(ROOT / "datasets" / "samples" / "sample_02.jpg"))
                 page.locator("#result-body #fan").wait_for()
-                save(page, ROOT / "docs" / "scored-photo.png", "main")
+                save(page, ROOT / "docs" / "page-scored-photo.png", "main")
 
                 table = page.request.post(f"{server.url}/v1/tables", data={
                     "name": "Friday", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "gy-normal"}).json()
@@ -63,7 +60,7 @@ def main() -> None:
                     assert answer.status == 201, answer.text()
                 page.goto(f"{server.url}/t/{table['id']}")
                 page.locator("#history tr[data-round]").nth(5).wait_for()
-                save(page, ROOT / "docs" / "table-totals.png", "main")
+                save(page, ROOT / "docs" / "page-table-totals.png", "main")
                 page.close()
 
 

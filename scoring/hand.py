@@ -26,7 +26,16 @@ QING_OF: dict[str, str] = {
     "shuanglong": "qingshuanglong",
 }
 
-CONTEXT_KEYS = ("kong_draw", "hot_discard", "robbed_kong", "bao_ting", "discarder_bao_ting")
+# The one definition of the win-context flags (how a hand was won, besides 自摸 self_drawn): name → (term,
+# meaning). The API models, the CLI options and ``analyze_hand``'s keyword context are all built from it.
+WIN_FLAGS: dict[str, tuple[str, str]] = {
+    "kong_draw": ("杠上花", "won on a kong replacement draw (self-drawn)"),
+    "hot_discard": ("热炮", "the discarder's first discard after his kong"),
+    "robbed_kong": ("抢杠", "won on another player's added kong"),
+    "bao_ting": ("报听", "the player declared ready at the start"),
+    "discarder_bao_ting": ("杀报", "the discarder declared 报听"),
+}
+CONTEXT_KEYS = tuple(WIN_FLAGS)
 
 RulesSpec = Rules | str | Mapping[str, Any] | None
 MeldsSpec = Sequence[Meld | Mapping[str, Any]]

@@ -10,7 +10,7 @@ A checked box's confidence is multiplied by p(face-down tile) ** ``weight``; oth
 
 A :class:`BackCheck` called on (image, detections) is the stage's entry point; the :class:`~vision.detect.Detector`
 holds one and calls it after the crop classifier. ``datasets/back_crops.py`` cuts its training crops and
-``vision/train_back_check.py`` trains it.
+``vision/training/train_back_check.py`` trains it.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from vision.sessions import open_session
 __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
 
 ROOT = Path(__file__).resolve().parents[1]
-# The int8 version of zhuoji-tiles.onnx (vision/quantize.py): about half the time, the same accuracy.
+# The int8 version of zhuoji-tiles.onnx (vision/training/quantize.py): about half the time, the same accuracy.
 DEFAULT_MODEL = ROOT / "models" / "zhuoji-tiles-int8.onnx"
 # Two boxes of one name overlapping by IoU ≥ SAME_NAME_IOU are one tile; two boxes of different names only from
 # ANY_NAME_IOU: neighbours in a row seen at a slant overlap by 0.5–0.7 (their whole-tile boxes) and usually differ.
@@ -215,28 +215,12 @@ _detectors: dict[tuple[str, str | None, str | None], Detector] = {}
 _lock = threading.Lock()
 
 
-def _choice(variable: str) -> str | None:
-    """The model an environment variable asks for: a path, None for ``none``, else ``"default"``."""
-    env = os.environ.get(variable, "")
-    return None if env.lower() == "none" else (env or "default")
-
-
-def classifier_choice() -> str | None:
-    """The crop classifier ``ZHUOJI_CLASSIFIER`` asks for: a path, None for ``none``, else ``"default"``."""
-    return _choice("ZHUOJI_CLASSIFIER")
-
-
-def back_check_choice() -> str | None:
-    """The back check ``ZHUOJI_BACK_CHECK`` asks for: a path, None for ``none``, else ``"default"``."""
-    return _choice("ZHUOJI_BACK_CHECK")
-
-
-def get_detector(model_path: str | os.PathLike | None = None) -> Detector:
-    """The process-wide :class:`Detector` for a model path (loaded once). ``ZHUOJI_MODEL`` overrides the default
-    model, ``ZHUOJI_CLASSIFIER`` the crop classifier and ``ZHUOJI_BACK_CHECK`` the back check (a path, or ``none``
-    to go without)."""
-    path = str(model_path or os.environ.get("ZHUOJI_MODEL") or DEFAULT_MODEL)
-    classifier, back_check = classifier_choice(), back_check_choice()
+def get_detector(model_path: str | os.PathLike | None = None, classifier: str | None = "default",
+                 back_check: str | None = "default") -> Detector:
+    """The process-wide :class:`Detector` for a model path and its crop classifier and back check (each a path,
+    None to go without, ``"default"`` for the shipped one), loaded once. The choices come from
+    ``pipeline.settings.Settings`` at the edge."""
+    path = str(model_path or DEFAULT_MODEL)
     with _lock:
         if (path, classifier, back_check) not in _detectors:
             _detectors[path, classifier, back_check] = Detector(path, classifier=classifier, back_check=back_check)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from table_support import draw_round, impossible_round, win_round
 
 from scoring import settle
 from scoring.rules import PRESETS
@@ -17,6 +16,7 @@ from scoring.scorebook import (
     replay,
     round_state,
 )
+from tests.tables.table_support import draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 

@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from table_support import draw_round, impossible_round, win_round
 
 from api.cli import main
 from tables import TableStore
+from tests.tables.table_support import draw_round, impossible_round, win_round
 
 NAMES = "Ann,Bo,Cy,Di"
 E1 = {0: "56m23344556788s", 1: "123456s234p789m5p", 2: "224567m2468p799s", 3: "3467889m7p11247s"}

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from table_support import draw_round, win_round
 
 from scoring.scorebook import add_round, new_scorebook, replay
+from tests.tables.table_support import draw_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 ROUNDS = [win_round(1), win_round(2), draw_round(), win_round(3), win_round(0)]

@@ -8,7 +8,6 @@ import threading
 
 import pytest
 import sqlalchemy as sa
-from table_support import draw_round, impossible_round, win_round
 
 from scoring.scorebook import add_round, new_scorebook, replay
 from tables import (
@@ -21,6 +20,7 @@ from tables import (
     TableStore,
 )
 from tables.schema import rounds as rounds_table
+from tests.tables.table_support import draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 

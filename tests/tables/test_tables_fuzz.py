@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from table_support import draw_round, win_round
 
 from api.app import create_app
+from tests.tables.table_support import draw_round, win_round
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 NAMES = ["Ann", "Bo", "Cy", "Di"]

@@ -1,0 +1,20 @@
+"""Options shared by several ``zhuoji`` subcommands (a module of its own, so the command modules import it
+instead of each other)."""
+
+from __future__ import annotations
+
+import argparse
+
+from scoring.hand import WIN_FLAGS
+
+
+def add_win_context_options(p: argparse.ArgumentParser) -> None:
+    """Rules preset and how the hand was won: shared by ``hand`` (text) and ``score`` (photo)."""
+    p.add_argument("--rules", default="gy-normal", help="rules preset: gy-normal, gy-reduced, liupanshui")
+    for name, (term, meaning) in WIN_FLAGS.items():
+        p.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=f"{term}: {meaning}")
+
+
+def win_flags(args: argparse.Namespace) -> dict[str, bool]:
+    """The win-context flags given on the command line, as ``analyze_hand`` / ``ScoreContext`` keywords."""
+    return {name: getattr(args, name) for name in WIN_FLAGS}

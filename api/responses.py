@@ -1,0 +1,24 @@
+"""The service's own answers beside the pipeline's typed values (``pipeline.models``): errors and health."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from pipeline.models import ErrorBody, OutModel
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+class Health(OutModel):
+    status: Literal["ok", "no_model"]
+    model_loaded: bool
+    model: str | None
+    classifier: str | None = Field(None, description="the crop classifier that takes a second look at each tile")
+    back_check: str | None = Field(None, description="the back check that tells face-down tiles (闷豆) from flat "
+                                                     "things of a back's colour")
+    version: str
+    classes: int

@@ -1,0 +1,1 @@
+"""Data builders: synthetic scenes, crops, the real photo set, mixes and audits (run as scripts)."""

@@ -1,0 +1,241 @@
+"""Hands and tables: typed requests in, the engine's stage functions, typed results out.
+
+Nothing here scores: ``scoring.analyze_hand``, ``scoring.settle`` and ``scoring.hand.best_wait_fan`` do. This
+module adds what a person at the table asks next: how many copies of each wait are still unseen, which
+鸡 (chickens) the hand holds, and for 黄牌查叫 (the exhaustive-draw check) who pays whom among the hands shown.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from pipeline.errors import Refused, refusing
+from pipeline.models import (
+    ChajiaoPlayerResult,
+    ChajiaoResponse,
+    ChajiaoWait,
+    ChickenOut,
+    ChickensOut,
+    HandAnalysis,
+    HandRequest,
+    HandTypeOut,
+    MeldIn,
+    RetakeReason,
+    SettleRequest,
+    SettleResponse,
+    TransferOut,
+    WaitOut,
+    win_flags,
+)
+from scoring import analyze_hand, parse_tiles, settle, waits
+from scoring.chickens import YAOJI, ChickenKinds, flipped_chicken
+from scoring.hand import best_wait_fan
+from scoring.rules import HAND_TYPES, get_rules
+from scoring.tiles import COPIES, TILES, to_counts, to_mpsz
+
+SEATS = 4
+
+
+def _type(key: str | None, fan: int) -> HandTypeOut | None:
+    """A fan-table row key → its 中文 name and English meaning, with the fan it scored."""
+    if key is None:
+        return None
+    name_zh, name_en = HAND_TYPES[key]
+    return HandTypeOut(key=key, name_zh=name_zh, name_en=name_en, fan=fan)
+
+
+def meld_tiles(melds: Iterable[MeldIn]) -> list[str]:
+    """Every tile laid in melds: three for a pong, four for a kong."""
+    return [m.tile for m in melds for _ in range(3 if m.type == "pong" else 4)]
+
+
+def meld_dicts(melds: Iterable[MeldIn]) -> list[dict[str, Any]]:
+    """Meld models → the engine's JSON form (``from`` spelled as in RULES.md)."""
+    return [m.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False) for m in melds]
+
+
+def copies_left(own: Sequence[str], seen: Sequence[str]) -> tuple[list[int], list[str]]:
+    """Unseen copies per tile index (4 − copies in view), and a note per tile seen more than 4 times.
+
+    ``seen`` comes from a photo's other tiles and may hold misreads, so an excess is a note, not an error.
+    """
+    counts = [a + b for a, b in zip(to_counts(own), to_counts(seen), strict=True)]
+    notes = [f"{TILES[i]} is seen {c} times but the set has {COPIES}: one of them is probably misread"
+             for i, c in enumerate(counts) if c > COPIES]
+    return [max(0, COPIES - c) for c in counts], notes
+
+
+def chickens_held(tiles: Sequence[str], flipped: str | None, rules: Any) -> ChickensOut:
+    """鸡 in a hand under the 翻鸡 indicator ``flipped`` (values per ``scoring.chickens.ChickenKinds``)."""
+    flip = None if flipped is None else flipped_chicken(flipped)
+    kinds = ChickenKinds(flip, flip == YAOJI, get_rules(rules))
+    out = [ChickenOut(tile=t, label=kinds.label(t), count=n, value=kinds.value(t))
+           for t, n in sorted(Counter(tiles).items(), key=lambda tn: TILES.index(tn[0])) if kinds.value(t)]
+    return ChickensOut(flipped=flipped, flipped_chicken=flip, golden=kinds.golden, tiles=out,
+                       total=sum(c.count * c.value for c in out))
+
+
+def analyze(req: HandRequest) -> HandAnalysis:
+    """One hand: with a winning tile its type, fan and win value; without, its waits (听牌); always the copies
+    of each wait still unseen and the chickens held."""
+    melds = meld_dicts(req.melds)
+    with refusing():
+        names = parse_tiles(req.concealed)
+        seen = parse_tiles(req.seen) if isinstance(req.seen, str) else list(req.seen)
+        result = analyze_hand(names, req.win_tile, melds, req.self_drawn, req.rules, **win_flags(req))
+        # The waits of the 13 tiles before the win: what else the hand could have won on, and what is left.
+        waiting = result if req.win_tile is None else analyze_hand(names, None, melds, False, req.rules,
+                                                                   **win_flags(req))
+    held = [*names, *meld_tiles(req.melds), *([req.win_tile] if req.win_tile else [])]
+    left, notes = copies_left(held, [*seen, *([req.flipped] if req.flipped else [])])
+    wait_list = [WaitOut(tile=w["tile"], hand_type=_type(w["hand_type"], w["fan"]),
+                         self_drawn_value=w["self_drawn_value"], discard_win_allowed=w["discard_win_allowed"],
+                         copies_left=left[TILES.index(w["tile"])]) for w in waiting["waits"]]
+    chickens = chickens_held(held, req.flipped, req.rules)
+    explanation = list(result["explanation"])
+    if req.win_tile is not None and wait_list:
+        explanation.append("before the win it waited on " + ", ".join(
+            f"{w.tile} ({w.copies_left} left)" for w in wait_list))
+    elif wait_list:
+        explanation.append("copies still unseen: " + ", ".join(f"{w.tile} ×{w.copies_left}" for w in wait_list))
+    if chickens.tiles:
+        explanation.append("鸡 (chickens) held: " + ", ".join(
+            f"{c.tile}×{c.count} {c.label}" for c in chickens.tiles) + f" = {chickens.total}")
+    explanation += notes
+    if req.win_tile is not None:
+        won = bool(result["win"])
+        hand_type = result["hand_type"]
+        return HandAnalysis(
+            status="win" if won else "not_a_win", concealed=result["concealed"], melds=req.melds,
+            win_tile=req.win_tile, self_drawn=req.self_drawn, rules=result["rules"], ready=won or bool(wait_list),
+            hand_type=_type(hand_type["key"], hand_type["fan"]) if hand_type else None,
+            win_value=result["win_value"], decompositions=result["decompositions"], allowed=result.get("allowed"),
+            discard_win_allowed=result["discard_win_allowed"], discard_win_reason=result["discard_win_reason"],
+            reason=result.get("reason"), waits=wait_list, best_fan=waiting["best_fan"],
+            best_hand_type=_type(waiting["best_hand_type"], waiting["best_fan"]), chickens=chickens,
+            explanation=explanation)
+    return HandAnalysis(
+        status="ready" if result["ready"] else "not_ready", concealed=result["concealed"], melds=req.melds,
+        rules=result["rules"], ready=result["ready"], waits=wait_list, best_fan=result["best_fan"],
+        best_hand_type=_type(result["best_hand_type"], result["best_fan"]), chickens=chickens,
+        explanation=explanation)
+
+
+def settle_table(req: SettleRequest) -> SettleResponse:
+    """``scoring.settle`` on a validated table state."""
+    with refusing("invalid_table"):
+        result = settle(req.model_dump(by_alias=True, exclude_unset=True))
+    return SettleResponse.model_validate(result)
+
+
+# ------------------------------------------------------------------------------ 黄牌查叫 (draw check)
+
+
+@dataclass
+class DrawHand:
+    """One seat's hand at a draw, from text or read from a photo."""
+
+    seat: int
+    concealed: list[str]
+    melds: list[MeldIn]
+    bao_ting: bool = False
+    source: str = "text"
+    seen: list[str] = field(default_factory=list)  # other tiles in its photo (river), for copies left
+    retake: list[RetakeReason] = field(default_factory=list)
+
+
+def _filler_hand(used: Counter[str], seed: int) -> list[str]:
+    """13 tiles from the copies nobody holds that wait on nothing: a stand-in for a seat whose hand was not
+    shown, so ``scoring.settle`` (which needs four seats) can run. Its transfers are dropped afterwards."""
+    pool = [t for t in TILES for _ in range(COPIES - used[t])]
+    rng = random.Random(seed)
+    for _ in range(500):
+        hand = rng.sample(pool, 13)
+        if not waits(hand):
+            return hand
+    raise Refused("invalid_hand", "cannot complete the table around the hands given")  # pragma: no cover
+
+
+def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> ChajiaoResponse:
+    """黄牌查叫 (RULES.md §8.7): who is 叫牌 (ready), each one's best fan, who pays whom.
+
+    ``scoring.settle`` with outcome draw does the paying. Seats not given get a stand-in hand that waits on
+    nothing; every transfer to or from them is dropped, so only the hands shown pay and receive.
+    """
+    seats = [h.seat for h in hands]
+    if len(set(seats)) != len(seats):
+        raise Refused("invalid_hand", f"a seat is given twice: {sorted(seats)}")
+    if not 2 <= len(hands) <= SEATS:
+        raise Refused("invalid_hand", f"give 2 to 4 hands, not {len(hands)}")
+    by_seat = {h.seat: h for h in hands}
+    shown = [t for h in hands for t in [*h.concealed, *meld_tiles(h.melds)]]
+    used = Counter(shown)
+    players: list[dict[str, Any]] = []
+    for seat in range(SEATS):
+        hand = by_seat.get(seat)
+        if hand is None:
+            filler = _filler_hand(used, seat)
+            used.update(filler)
+            players.append({"concealed": to_mpsz(filler)})
+            continue
+        # The feeder of a 点豆 does not matter at a draw (no 豆 are paid), but the engine wants one.
+        melds = [{**m, "from": m.get("from", (seat + 1) % SEATS)} if m["type"] == "kong" else m
+                 for m in meld_dicts(hand.melds)]
+        players.append({"concealed": to_mpsz(hand.concealed), "melds": melds, "bao_ting": hand.bao_ting})
+    state = {"rules": rules, "dealer": dealer, "streak": streak, "players": players, "outcome": {"type": "draw"}}
+    with refusing():
+        result = settle(state)
+    ledger = [t for t in result["ledger"] if t["from"] in by_seat and t["to"] in by_seat]
+    totals = [0] * SEATS
+    for t in ledger:
+        totals[t["to"]] += t["fan"]
+        totals[t["from"]] -= t["fan"]
+    left, _ = copies_left(shown, [t for h in hands for t in h.seen])
+    rows, lines = [], []
+    for seat in range(SEATS):
+        hand = by_seat.get(seat)
+        if hand is None:
+            rows.append(ChajiaoPlayerResult(seat=seat, given=False, source="absent"))
+            lines.append(f"P{seat}: hand not shown, left out of the check")
+            continue
+        row = result["players"][seat]
+        with refusing():
+            fan, key = best_wait_fan(hand.concealed, meld_dicts(hand.melds), rules)
+        rows.append(ChajiaoPlayerResult(
+            seat=seat, given=True, source=hand.source, concealed=to_mpsz(hand.concealed), melds=hand.melds,
+            bao_ting=hand.bao_ting, ting=row["ting"],
+            waits=[ChajiaoWait(tile=w, copies_left=left[TILES.index(w)]) for w in row["waits"]],
+            best_fan=fan, best_hand_type=_type(key, fan), total=totals[seat], retake=hand.retake))
+        ready = ("叫牌 (ready), waits " + " ".join(row["waits"]) + (f", best {HAND_TYPES[key][0]} {fan} fan"
+                                                                    if key else "")) if row["ting"] else "not 叫牌"
+        lines.append(f"P{seat}: {to_mpsz(hand.concealed)} — {ready}")
+    ting_given = [r.ting for r in rows if r.given]
+    if all(ting_given) or not any(ting_given):
+        lines.append("查叫: " + ("everybody" if all(ting_given) else "nobody") + " shown is 叫牌, no payment")
+    lines += [t["reason"] for t in ledger]
+    return ChajiaoResponse(rules=result["rules"]["preset"], players=rows,
+                           ledger=[TransferOut.model_validate(t) for t in ledger],
+                           next_dealer=result["next_dealer"] if len(hands) == SEATS else None, explanation=lines)
+
+
+def text_hand(seat: int, text: str) -> DrawHand:
+    """``"123m456p789s1p pong:5m"``: MPSZ concealed tiles, then melds as TYPE:TILE (as ``zhuoji hand --meld``)."""
+    tiles, melds = [], []
+    for token in text.split():
+        kind, sep, tile = token.partition(":")
+        if sep:
+            try:
+                melds.append(MeldIn.model_validate({"type": kind, "tile": tile}))
+            except ValidationError:
+                raise Refused("invalid_hand", f"hand{seat}: meld {token!r}: expected TYPE:TILE with TYPE one "
+                                              f"of pong, kong, added_kong, concealed_kong") from None
+        else:
+            with refusing():
+                tiles += parse_tiles(token)
+    return DrawHand(seat=seat, concealed=tiles, melds=melds)

@@ -1,0 +1,440 @@
+"""The pipeline's typed values, which are also the contract of the HTTP API (shown at ``/docs``).
+
+Request models are strict (no "1" → 1 coercion, unknown keys refused) so the engine sees exactly what the
+client sent; tiles and rules are checked with the engine's own validators (``scoring.tiles.tile_index``,
+``scoring.rules.get_rules``), so the messages are the engine's. Tile notation is MPSZ: ``123m456p789s``
+(m = 万 characters, p = 筒 dots, s = 条 bamboo); a single tile is rank + suit, ``5p``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    create_model,
+)
+
+from scoring.hand import WIN_FLAGS
+from scoring.rules import get_rules
+from scoring.tiles import tile_index
+
+
+def _tile(value: str) -> str:
+    tile_index(value)  # ValueError with the engine's message, e.g. "not a tile of the 108-tile set: '1z'"
+    return value
+
+
+def _rules(value: Any) -> Any:
+    get_rules(value)  # ValueError for an unknown preset, key or value
+    return value
+
+
+Tile = Annotated[str, Field(max_length=4, description="one tile: rank + suit, e.g. 5p", examples=["5p"]),
+                 AfterValidator(_tile)]
+Seat = Annotated[int, Field(ge=0, le=3, description="seat 0..3 in turn order (下家 of p is p+1)")]
+Mpsz = Annotated[str, Field(max_length=120, description="tiles in MPSZ, e.g. 123m456p789s")]
+Preset = Literal["gy-normal", "gy-reduced", "liupanshui"]
+# Rule overrides keep to JSON scalars, short int lists and int maps (dou_values): no floats, no nesting.
+RuleValue = StrictBool | StrictInt | StrictStr | list[StrictInt] | dict[str, StrictInt]
+RulesSpec = Annotated[
+    Preset | dict[str, RuleValue],
+    Field(description="rules preset (gy-normal 贵阳正常番, gy-reduced 贵阳缩小番, liupanshui 六盘水) or "
+                      "{\"preset\": ..., <RULES.md §9 config key>: value}"),
+    AfterValidator(_rules)]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, validate_by_name=True, validate_by_alias=True,
+                              serialize_by_alias=True)
+
+
+class OutModel(BaseModel):
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+
+# ---------------------------------------------------------------------------------------------- errors
+
+
+class ErrorDetail(BaseModel):
+    field: str
+    message: str
+    type: str
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="machine-readable: invalid_hand, invalid_image, payload_too_large, ...")
+    message: str = Field(description="what is wrong, in plain words")
+    details: list[ErrorDetail] | None = None
+
+
+# ------------------------------------------------------------------------------------------ scoring in
+
+
+class MeldIn(StrictModel):
+    """A laid meld (副露): 碰 pong, 点豆 exposed kong, 转弯豆 added kong, 闷豆 concealed kong."""
+
+    type: Literal["pong", "kong", "added_kong", "concealed_kong"]
+    tile: Tile
+    from_: Seat | None = Field(None, alias="from", description="seat that fed the pong / exposed kong")
+    late: StrictBool = Field(False, description="LPS 憨包豆: declared a round later than first possible")
+
+
+def _win_flags(kind: Any) -> dict[str, Any]:
+    """The win-context flag fields, from their one definition (``scoring.hand.WIN_FLAGS``), in its order."""
+    return {name: (kind, Field(False, description=f"{term}: {meaning}")) for name, (term, meaning) in WIN_FLAGS.items()}
+
+
+WinContext = create_model(
+    "WinContext", __base__=StrictModel,
+    __doc__="How the hand was won (ignored while the hand is only waiting, except for the win values per wait).",
+    self_drawn=(StrictBool, Field(False, description="自摸: the winner drew the tile himself")),
+    **_win_flags(StrictBool))
+
+
+class HandRequest(WinContext):
+    """One player's hand as text, e.g. after correcting the tiles read from a photo."""
+
+    concealed: Mpsz = Field(description="concealed tiles without the winning tile", examples=["123m456p789s1155p"])
+    melds: list[MeldIn] = Field(default_factory=list, max_length=4)
+    win_tile: Tile | None = Field(None, description="the winning tile; omit to get the waits (听牌) instead")
+    rules: RulesSpec = "gy-normal"
+    flipped: Tile | None = Field(None, description="翻鸡 indicator: the flipped tile (its next rank is a chicken)")
+    seen: Mpsz | list[Tile] = Field("", max_length=200, description="other tiles in view (discards, other "
+                                    "melds), counted against the copies still unseen of each wait: MPSZ text, or a "
+                                    "list of tiles (a list may hold misread extra copies: they become notes)")
+
+
+# ----------------------------------------------------------------------------------------- scoring out
+
+
+class HandTypeOut(OutModel):
+    key: str = Field(description="fan-table row, e.g. qingdadui")
+    name_zh: str = Field(description="牌型, e.g. 清大对")
+    name_en: str = Field(description="English meaning, e.g. one suit, all triplets")
+    fan: int
+
+
+class WaitOut(OutModel):
+    """One 听牌 wait: a tile that completes the hand."""
+
+    tile: str
+    hand_type: HandTypeOut
+    self_drawn_value: int = Field(description="win value W if won by 自摸 (self-draw)")
+    discard_win_allowed: bool = Field(description="may win on a discard (胡牌通行证: needs a 豆, or above 平胡)")
+    copies_left: int = Field(description="copies not seen in the hand, melds and the other tiles in view")
+
+
+class ChickenOut(OutModel):
+    tile: str
+    label: str
+    count: int
+    value: int = Field(description="fan per copy")
+
+
+class ChickensOut(OutModel):
+    """鸡 (chickens) held in this hand. Who pays whom needs the whole table (/v1/settle)."""
+
+    flipped: str | None = Field(description="翻鸡 indicator as given")
+    flipped_chicken: str | None = Field(description="the chicken it makes (next rank, 9 → 1)")
+    golden: bool = Field(description="金鸡: indicator 9s, every 1s worth 2")
+    tiles: list[ChickenOut]
+    total: int
+
+
+class HandAnalysis(OutModel):
+    """Result of ``scoring.analyze_hand``, plus copies left per wait and the chickens held."""
+
+    status: Literal["win", "not_a_win", "ready", "not_ready"] = Field(
+        description="win: the winning tile completes the hand; not_a_win: it does not (不成牌); "
+                    "ready: 叫牌, waiting on ≥1 tile; not_ready: no tile completes the hand")
+    concealed: str
+    melds: list[MeldIn]
+    win_tile: str | None = None
+    self_drawn: bool = False
+    rules: str
+    ready: bool = Field(description="叫牌 (ready): a winner, or a hand with ≥1 wait")
+    hand_type: HandTypeOut | None = Field(None, description="牌型 of the complete hand")
+    win_value: int = Field(0, description="win value W (fan paid by each payer) after 自摸/杠上花/报听")
+    decompositions: list[list[str]] = Field(default_factory=list, description="readings, the scored one first")
+    allowed: bool | None = Field(None, description="the win may be taken as stated (自摸 always; on a discard "
+                                                   "only through the 豆 gate)")
+    discard_win_allowed: bool | None = None
+    discard_win_reason: str | None = None
+    reason: str | None = Field(None, description="why the tiles are not a win")
+    waits: list[WaitOut] = Field(default_factory=list, description="waits of the hand before the winning tile")
+    best_fan: int = Field(0, description="best type fan over the waits (黄牌查叫)")
+    best_hand_type: HandTypeOut | None = None
+    chickens: ChickensOut | None = None
+    explanation: list[str]
+
+
+class TransferOut(OutModel):
+    from_: int = Field(alias="from")
+    to: int
+    fan: int
+    component: Literal["hand", "dou", "chicken"]
+    reason: str
+
+
+class WinOut(OutModel):
+    type: str
+    name: str
+    name_en: str
+    fan: int
+    value: int
+
+
+class PlayerSettlement(OutModel):
+    seat: int
+    ting: bool = Field(description="叫牌 (ready) at settlement")
+    waits: list[str]
+    hand: int = Field(description="net hand fan (牌型)")
+    dou: int = Field(description="net 豆 (kongs)")
+    chicken: int = Field(description="net 鸡 (chickens)")
+    total: int
+    burned: bool = Field(description="全烧: 热炮 discarder, 豆/鸡 income void")
+    dealer: bool
+    win: WinOut | None
+
+
+# ------------------------------------------------------------------------------------------ settle in
+
+
+class PlayerIn(StrictModel):
+    concealed: Mpsz | list[Tile] = Field(description="13 tiles counting 3 per meld; a winner's exclude the win tile")
+    melds: list[MeldIn] = Field(default_factory=list, max_length=4)
+    river: Mpsz | list[Tile] = Field("", description="discards still in front of the player (a list keeps order)")
+    bao_ting: StrictBool = False
+
+
+class WinOutcome(StrictModel):
+    type: Literal["win"]
+    winners: list[Seat] = Field(min_length=1, max_length=3)
+    win_tile: Tile
+    self_drawn: StrictBool | None = Field(None, description="自摸; default: no discarder given")
+    discarder: Seat | None = Field(None, description="who discarded the tile (the robbed player on 抢杠)")
+    kong_draw: StrictBool = False
+    hot_discard: StrictBool = False
+    robbed_kong: StrictBool = False
+
+
+class DrawOutcome(StrictModel):
+    type: Literal["draw"]
+
+
+class PassLockOutcome(StrictModel):
+    type: Literal["pass_lock_penalty"]
+    player: Seat
+    win_tile: Tile
+
+
+class FalseWinOutcome(StrictModel):
+    type: Literal["false_win"]
+    player: Seat
+
+
+Outcome = Annotated[WinOutcome | DrawOutcome | PassLockOutcome | FalseWinOutcome, Field(discriminator="type")]
+
+
+class FirstOneS(StrictModel):
+    discarder: Seat
+    claimed_by: Seat | None = None
+
+
+class SettleRequest(StrictModel):
+    """The table at the end of a hand (RULES.md §10); see ``scoring/settle.py``."""
+
+    rules: RulesSpec = "gy-normal"
+    dealer: Seat = 0
+    streak: StrictInt = Field(1, ge=1, le=1000, description="连庄 count k, this hand included")
+    base: StrictInt | None = Field(None, ge=1, le=1_000_000, description="底分; default the rules' base")
+    players: list[PlayerIn] = Field(min_length=4, max_length=4)
+    outcome: Outcome
+    flipped: Tile | None = Field(None, description="翻鸡 indicator F; null when the wall was empty")
+    first_1s: FirstOneS | None = None
+
+
+class SettleResponse(OutModel):
+    rules: dict[str, Any]
+    ledger: list[TransferOut]
+    matrix: list[list[int]] = Field(description="matrix[i][j]: fan seat i pays seat j")
+    players: list[PlayerSettlement]
+    next_dealer: int
+    next_streak: int
+    explanation: list[str]
+
+
+class RetakeReason(OutModel):
+    code: str = Field(description="no_tiles, count_mismatch, too_many_copies, low_confidence, blurry, glare, "
+                                  "tiles_cut_off, ambiguous_layout")
+    message: str = Field(description="what to do, in plain words")
+    boxes: list[int] = Field(default_factory=list, description="the boxes concerned")
+
+
+
+# -------------------------------------------------------------------------------------- 黄牌查叫 (draw)
+
+
+class ChajiaoPlayer(StrictModel):
+    seat: Seat | None = Field(None, description="default: position in the list")
+    concealed: Mpsz = Field(description="13 tiles counting 3 per meld")
+    melds: list[MeldIn] = Field(default_factory=list, max_length=4)
+    bao_ting: StrictBool = False
+
+
+class ChajiaoRequest(StrictModel):
+    """2–4 hands shown at an exhaustive draw (黄牌). Seats not given are left out of the check."""
+
+    rules: RulesSpec = "gy-normal"
+    dealer: Seat = 0
+    streak: StrictInt = Field(1, ge=1, le=1000)
+    players: list[ChajiaoPlayer] = Field(min_length=2, max_length=4)
+
+
+class ChajiaoWait(OutModel):
+    tile: str
+    copies_left: int = Field(description="copies not among the hands shown")
+
+
+class ChajiaoPlayerResult(OutModel):
+    seat: int
+    given: bool = Field(description="whether this seat's hand was shown")
+    source: Literal["text", "photo", "absent"]
+    concealed: str | None = None
+    melds: list[MeldIn] = Field(default_factory=list)
+    bao_ting: bool = False
+    ting: bool = Field(False, description="叫牌 (ready)")
+    waits: list[ChajiaoWait] = Field(default_factory=list)
+    best_fan: int = Field(0, description="best type fan T over the waits (no 自摸/杠上花/报听 modifiers)")
+    best_hand_type: HandTypeOut | None = None
+    total: int = Field(0, description="net fan of the draw check")
+    retake: list[RetakeReason] = Field(default_factory=list, description="for a photo: why it may be misread")
+
+
+class ChajiaoResponse(OutModel):
+    rules: str
+    players: list[ChajiaoPlayerResult]
+    ledger: list[TransferOut] = Field(description="each non-叫牌 player pays each 叫牌 player his best fan T")
+    next_dealer: int | None = Field(description="next dealer (all four seats given), else null")
+    explanation: list[str]
+
+
+# ------------------------------------------------------------------------------------------- vision out
+
+
+class Alternative(OutModel):
+    tile: str
+    p: float
+
+
+class DetectedTile(OutModel):
+    index: int = Field(description="box index, referred to by the reading")
+    tile: str = Field(description="detector's class: a tile, back (face down) or other")
+    box: list[float] = Field(description="x1, y1, x2, y2 in image pixels")
+    confidence: float
+    alternatives: list[Alternative]
+
+
+class ImageInfo(OutModel):
+    width: int
+    height: int
+
+
+class DetectResponse(OutModel):
+    image: ImageInfo
+    count: int
+    tiles: list[DetectedTile]
+    model: str
+    seconds: float = Field(description="server time for decoding and detection")
+
+
+# ---------------------------------------------------------------------------------------- photo scoring
+
+
+def _blank_to_none(value: Any) -> Any:
+    # An HTML form sends "" for an empty <select>: it means "not given".
+    return None if value == "" else value
+
+
+OptionalTile = Annotated[Tile | None, BeforeValidator(_blank_to_none)]
+
+
+ScoreContext = create_model(
+    "ScoreContext",
+    __doc__="The context of a photographed hand: rules and how it was won (form fields of /v1/score, beside the\n"
+            "``image`` file; unknown fields are refused by the route).",
+    rules=(Preset, "gy-normal"),
+    win_tile=(OptionalTile, Field(None, description="the winning tile; default: the last tile of a 14-tile hand")),
+    flipped=(OptionalTile, Field(None, description="翻鸡 indicator; default: the tile lying apart in the photo")),
+    self_drawn=(bool, Field(False, description="自摸 (self-drawn); false: 点炮 (won on a discard)")),
+    **_win_flags(bool),
+    annotate=(bool, Field(True, description="include the annotated photo (base64 JPEG)")))
+
+
+def win_flags(ctx: BaseModel) -> dict[str, bool]:
+    """The win-context flags of a :data:`WinContext` or :data:`ScoreContext` (self_drawn apart), as keywords."""
+    return {name: getattr(ctx, name) for name in WIN_FLAGS}
+
+
+class ReadTile(OutModel):
+    """One box: what the detector saw, what the reading made of it, and where it lies."""
+
+    index: int
+    tile: str = Field(description="as read (after the rules' corrections): a tile, back, other or ? (unreadable)")
+    detected: str = Field(description="the detector's top-1 class")
+    box: list[float] = Field(description="x1, y1, x2, y2 in image pixels")
+    confidence: float
+    alternatives: list[Alternative]
+    role: Literal["concealed", "meld", "river", "indicator", "unassigned"]
+    group: int | None = Field(None, description="meld index for role meld")
+    order: int = Field(0, description="position within its role (left to right for the player)")
+    changed: bool = Field(False, description="the rules changed the detector's reading")
+    doubtful: bool = Field(False, description="still uncertain: worth a look")
+
+
+class MeldRead(OutModel):
+    type: str
+    tile: str | None = Field(description="None: a face-down 闷豆 whose tile is not visible")
+    boxes: list[int]
+    missing: int = Field(0, description="tiles of the meld without a box")
+
+
+class HandRead(OutModel):
+    concealed: str = Field(description="concealed tiles, MPSZ")
+    concealed_tiles: list[str] = Field(description="the same in layout order; ? = unreadable, or no tile of the 108-tile set")
+    melds: list[MeldRead]
+    river: list[str]
+    indicator: str | None = Field(description="the tile lying apart (翻鸡 indicator)")
+    count: int = Field(description="concealed + 3 per meld: 13 waiting, 14 with the winning tile")
+    complete: bool | None = Field(description="the 14 tiles form a complete hand (成牌); null unless 14")
+
+
+class ReadResponse(OutModel):
+    image: ImageInfo
+    tiles: list[ReadTile]
+    hand: HandRead
+    ok: bool = Field(description="no retake needed")
+    retake: list[RetakeReason] = Field(description="why a new photo would help, in plain words")
+    changes: list[dict[str, Any]] = Field(description="boxes whose reading the rules changed")
+    doubtful: list[dict[str, Any]] = Field(description="readings still uncertain, with alternatives")
+    layout: dict[str, Any] = Field(description="vision.layout's grouping: concealed, melds, river, indicator")
+    model: str
+    seconds: float
+
+
+class ScoreResponse(ReadResponse):
+    context: ScoreContext
+    hand_request: HandRequest | None = Field(description="the /v1/hand request this photo stands for: send it "
+                                                         "again with corrected tiles to re-score")
+    assumptions: list[str] = Field(description="defaults taken for what the context left out")
+    analysis: HandAnalysis | None = Field(description="the score; null when the tiles cannot be scored yet")
+    score_error: ErrorBody | None = Field(description="why there is no score (e.g. 11 tiles read)")
+    annotated_jpeg: str | None = Field(description="the photo with labelled boxes, base64 JPEG")

@@ -1,0 +1,1 @@
+"""The test suite, laid out like the code."""
