@@ -50,6 +50,6 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_detector.py
 	$(BIN)/python benchmarks/bench_classifier.py
 	$(BIN)/python benchmarks/bench_real_hands.py
-	$(BIN)/python -m benchmarks.bench_tables
+	$(BIN)/python benchmarks/bench_tables.py
 
 .PHONY: run demo test bench chromium postgresql

@@ -26,7 +26,7 @@ from api.routes_scoring import router as scoring_router
 from api.routes_tables import router as tables_router
 from api.routes_vision import router as vision_router
 from api.runner import InferenceRunner
-from api.table_store import LazyStore, database_url
+from api.table_store import LazyStore
 from api.uploads import BodyLimitMiddleware, body_limit
 from pipeline.settings import Settings, open_detector
 from vision.classes import NUM_CLASSES
@@ -50,13 +50,14 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     settings: models, threads and queue sizes (default: ``Settings.from_env()``, read now). The keyword
     arguments replace single settings: model_path (ONNX tile model), threads (onnxruntime threads per
     inference), concurrency (photos processed at once), max_waiting (photos queued beyond that before answering
-    503 busy). require_model: fail start-up without a model instead of serving only the text endpoints.
-    database: where the tables live (default ``ZHUOJI_DATABASE_URL`` or a SQLite file in the user's data
-    directory), opened on the first table request.
+    503 busy), database (where the tables live: a SQLite file or URL, default a file in the user's data
+    directory; opened on the first table request). require_model: fail start-up without a model instead of
+    serving only the text endpoints.
     """
     settings = (settings or Settings.from_env()).replace(**{k: v for k, v in {
         "model": None if model_path is None else Path(model_path), "threads": threads or None,
-        "concurrency": concurrency or None, "max_waiting": max_waiting}.items() if v is not None})
+        "concurrency": concurrency or None, "max_waiting": max_waiting, "database_url": database}.items()
+        if v is not None})
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -83,7 +84,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     install_error_handlers(app)
     app.include_router(vision_router)
     app.include_router(scoring_router)
-    app.state.tables = LazyStore(database_url(database))
+    app.state.tables = LazyStore(settings.database_url)
     app.include_router(tables_router)
 
     @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and model status")

@@ -36,7 +36,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.model is not None and not args.model.is_file():
         raise FileNotFoundError(f"model not found: {args.model}")
     settings = Settings.from_env(model=args.model.resolve() if args.model else None, host=args.host,
-                                 port=args.port, workers=args.workers, threads=args.threads)
+                                 port=args.port, workers=args.workers, threads=args.threads, database_url=args.db)
     if not 1 <= settings.port <= 65535:
         raise ValueError(f"--port must be 1..65535, not {settings.port}")
     if settings.workers < 1 or (settings.threads is not None and settings.threads < 1):
@@ -44,15 +44,14 @@ def run_serve(args: argparse.Namespace) -> int:
     if settings.threads is None and settings.workers > 1:
         settings = settings.replace(threads=max(1, (os.cpu_count() or 1) // settings.workers))
     if settings.workers == 1:
-        uvicorn.run(create_app(settings=settings, database=args.db), host=settings.host, port=settings.port,
+        uvicorn.run(create_app(settings=settings), host=settings.host, port=settings.port,
                     log_level=args.log_level, timeout_graceful_shutdown=10)
         return 0
     # Workers are fresh processes that build the app themselves: the settings reach them as their environment.
-    env = {**os.environ, **settings.env(), **({"ZHUOJI_DATABASE_URL": args.db} if args.db else {})}
     os.execve(sys.executable, [sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
                                "--host", settings.host, "--port", str(settings.port),
                                "--workers", str(settings.workers), "--log-level", args.log_level,
-                               "--timeout-graceful-shutdown", "10"], env)
+                               "--timeout-graceful-shutdown", "10"], {**os.environ, **settings.env()})
 
 
 def add_live(sub: argparse._SubParsersAction) -> None:

@@ -1,5 +1,5 @@
 """``zhuoji table …`` (a table that keeps score, over the same store as /v1/tables) and ``zhuoji chajiao``
-(黄牌查叫, the exhaustive-draw check, over the same functions as /v1/chajiao and /v1/chajiao/photos).
+(黄牌查叫, the exhaustive-draw check, over the same pipeline functions as /v1/chajiao and /v1/chajiao/photos).
 
 Rounds are JSON files (or ``-`` for stdin) holding the ``/v1/settle`` body without rules, dealer, streak and
 base; they are checked by the API's own model, so a round the service refuses is refused here too. Every
@@ -90,12 +90,18 @@ def _version_option(a: argparse.ArgumentParser) -> None:
                    help="refuse the change if the table is no longer at version V (another writer came first)")
 
 
+def _database(args: argparse.Namespace) -> str:
+    from pipeline.settings import Settings
+    from tables import default_database_url
+
+    return Settings.from_env(database_url=args.db).database_url or default_database_url()
+
+
 def _open(args: argparse.Namespace) -> TableStore:
-    from api.table_store import database_url
     from tables import StoreUnavailable, TableStore
 
     try:
-        return TableStore.open(database_url(args.db))
+        return TableStore.open(_database(args))
     except StoreUnavailable as exc:
         raise ValueError(str(exc)) from None
 
@@ -298,11 +304,10 @@ def run_profiles(args: argparse.Namespace) -> int:
 
 
 def run_where(args: argparse.Namespace) -> int:
-    from api.table_store import database_url
     from tables import describe
     from tables.db import normalize_url
 
-    print(describe(normalize_url(database_url(args.db))))
+    print(describe(normalize_url(_database(args))))
     return 0
 
 
@@ -337,7 +342,6 @@ def run_chajiao(args: argparse.Namespace) -> int:
     from api.uploads import decode_image
     from pipeline.hand import chajiao, text_hand
     from pipeline.photo import photo_hand, read_photo
-    from pipeline.settings import Settings, open_detector
 
     if not 0 <= args.dealer <= 3 or not 1 <= args.streak <= 1000:
         raise ValueError("--dealer is a seat 0..3 and --streak a whole number 1..1000")
@@ -355,12 +359,14 @@ def run_chajiao(args: argparse.Namespace) -> int:
             if kind == "hand":
                 hands.append(text_hand(seat, value))
                 continue
-            data = Path(value).read_bytes()
+            image = decode_image(Path(value).read_bytes(), f"photo{seat}")
             if detector is None:
+                from pipeline.settings import Settings, open_detector
+
                 detector = open_detector(Settings.from_env(model=args.model))
-            hands.append(photo_hand(read_photo(detector, decode_image(data, f"photo{seat}")).reading, seat))
+            hands.append(photo_hand(read_photo(detector, image).reading, seat))
         result = chajiao(hands, args.rules, args.dealer, args.streak)
-    except ApiError as exc:
+    except ApiError as exc:  # an image the service would refuse (corrupt, too large)
         raise ValueError(exc.message) from None
     if args.json:
         _print_json(result.model_dump(mode="json", by_alias=True))

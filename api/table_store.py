@@ -1,29 +1,21 @@
-"""Where the tables live: the one place that reads ``ZHUOJI_DATABASE_URL``, and the lazily opened store.
+"""Where the tables live, and the store the service opens lazily.
 
-The service opens the database on the first table request, not at start-up, so the scoring and photo
-endpoints work (and tests run) without one; a database that cannot be reached answers 503 and is tried
-again on the next request.
+The database URL comes from ``pipeline.settings.Settings.database_url`` (``--db`` or ``ZHUOJI_DATABASE_URL``);
+without one, the SQLite file in the user's data directory. The service opens the database on the first table
+request, not at start-up, so the scoring and photo endpoints work (and tests run) without one; a database
+that cannot be reached answers 503 and is tried again on the next request.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 
-from tables import StoreUnavailable, TableStore, default_database_url
-
-ENV = "ZHUOJI_DATABASE_URL"
-
-
-def database_url(explicit: str | None = None) -> str:
-    """``--db`` / a ``create_app`` argument, else ``ZHUOJI_DATABASE_URL``, else the SQLite file in the
-    user's data directory."""
-    return explicit or os.environ.get(ENV) or default_database_url()
+from tables import TableStore, default_database_url
 
 
 class LazyStore:
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, url: str | None) -> None:
+        self.url = url or default_database_url()
         self._store: TableStore | None = None
         self._lock = threading.Lock()
 
@@ -38,6 +30,3 @@ class LazyStore:
             if self._store is not None:
                 self._store.close()
                 self._store = None
-
-
-__all__ = ["ENV", "LazyStore", "StoreUnavailable", "database_url"]

@@ -1,6 +1,6 @@
 """Speed of the table store (tables/) on a SQLite file and on PostgreSQL.
 
-    python -m benchmarks.bench_tables [--rounds N] [--replay N] [--postgres URL]
+    python benchmarks/bench_tables.py [--rounds N] [--replay N] [--postgres URL]
 
 Per backend: (1) a table of 16 rounds created, then read back (table and rounds), end to end through
 ``TableStore``; (2) rounds/s: N rounds appended one transaction each (each settles one hand through
@@ -14,17 +14,36 @@ SQLite runs with ``synchronous=FULL`` (every commit is on disk); the throwaway P
 from __future__ import annotations
 
 import argparse
+import copy
+import json
 import platform
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 import sqlalchemy as sa
 
-from scoring.scorebook import add_round, new_scorebook, replay
+from scoring.scorebook import TABLE_KEYS, add_round, new_scorebook, replay
 from tables import StaleVersion, TableStore
 from tables.throwaway import PostgresUnavailable, throwaway_postgres
-from tests.tables.table_support import draw_round, win_round  # run as python -m benchmarks.bench_tables
+
+# RULES.md §11 E1 (seat 1 wins 平胡 自摸 on 5p), turned so that any seat wins it, and its hands at a 黄牌 draw.
+E1 = json.loads((Path(__file__).resolve().parents[1] / "tests" / "data" / "tables" / "e1.json").read_text())
+
+
+def win_round(winner: int) -> dict:
+    shift = (winner - 1) % 4
+    r = {k: v for k, v in copy.deepcopy(E1).items() if k not in TABLE_KEYS}
+    r["players"] = [copy.deepcopy(E1["players"][(seat - shift) % 4]) for seat in range(4)]
+    r["outcome"]["winners"] = [winner]
+    r["first_1s"]["discarder"] = (E1["first_1s"]["discarder"] + shift) % 4
+    return r
+
+
+def draw_round() -> dict:
+    return {"players": copy.deepcopy(E1["players"]), "outcome": {"type": "draw"}, "flipped": None, "first_1s": None}
+
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 ROUNDS = [win_round(1), win_round(2), draw_round(), win_round(3), win_round(0), win_round(2)]

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from importlib import metadata
@@ -331,7 +331,8 @@ class TableStore:
         """Undo round ``number`` (any round); later rounds move up one number and are settled again."""
         return self._rewrite(table_id, number, expected_version, lambda book: remove_round(book, number))
 
-    def _rewrite(self, table_id: str, number: int, expected_version: int | None, change: Any) -> TableRecord:
+    def _rewrite(self, table_id: str, number: int, expected_version: int | None,
+                 change: Callable[[Scorebook], Scorebook]) -> TableRecord:
         with self._write() as conn:
             row = self._locked_row(conn, table_id)
             self._check_version(row, expected_version)

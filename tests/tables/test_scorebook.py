@@ -16,7 +16,7 @@ from scoring.scorebook import (
     replay,
     round_state,
 )
-from tests.tables.table_support import draw_round, impossible_round, win_round
+from tests.tables.support import draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 

@@ -13,7 +13,7 @@ import pytest
 
 from api.cli import main
 from tables import TableStore
-from tests.tables.table_support import draw_round, impossible_round, win_round
+from tests.tables.support import draw_round, impossible_round, win_round
 
 NAMES = "Ann,Bo,Cy,Di"
 E1 = {0: "56m23344556788s", 1: "123456s234p789m5p", 2: "224567m2468p799s", 3: "3467889m7p11247s"}
@@ -149,3 +149,40 @@ def test_where_and_no_traceback_in_a_real_process(tmp_path):
                           "postgresql://nobody@/none?host=/nonexistent-dir&port=1"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+class _ScriptedDetector:
+    """Stands in for the tile detector: the same row of tiles whatever the photo shows."""
+
+    def __init__(self, tiles: list[str]) -> None:
+        self.tiles, self.model_path, self.classifier = tiles, Path("scripted.onnx"), None
+
+    def __call__(self, image, **_):
+        import numpy as np
+
+        from vision.classes import CLASS_NAMES
+        from vision.detections import Detections
+
+        xyxy = np.array([[20 + 42 * i, 100, 60 + 42 * i, 155] for i in range(len(self.tiles))], float)
+        return Detections(xyxy, np.full(len(self.tiles), 0.95), [CLASS_NAMES.index(t) for t in self.tiles],
+                          image_size=(image.shape[1], image.shape[0]))
+
+
+def test_chajiao_photo_and_text(capsys, tmp_path, monkeypatch):
+    import cv2
+    import numpy as np
+
+    import pipeline.settings
+
+    photo = tmp_path / "p0.jpg"
+    cv2.imwrite(str(photo), np.full((300, 640, 3), 90, np.uint8))
+    # 123m 456p 789s 11p 55p: 叫牌 on 1p and 5p; seat 2's hand waits on nothing.
+    tiles = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1p", "1p", "5p", "5p"]
+    monkeypatch.setattr(pipeline.settings, "open_detector", lambda settings: _ScriptedDetector(tiles))
+    code, out, _ = run(capsys, "chajiao", "--photo", "0", str(photo), "--hand", "2", "11m123p22346799s", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["players"][0]["source"] == "photo" and result["players"][0]["ting"] is True
+    assert {w["tile"] for w in result["players"][0]["waits"]} == {"1p", "5p"}
+    assert result["players"][2]["source"] == "text" and result["players"][2]["total"] < 0
+    assert [(t["from"], t["to"]) for t in result["ledger"]] == [(2, 0)]

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from scoring.scorebook import add_round, new_scorebook, replay
-from tests.tables.table_support import draw_round, win_round
+from tests.tables.support import draw_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 ROUNDS = [win_round(1), win_round(2), draw_round(), win_round(3), win_round(0)]

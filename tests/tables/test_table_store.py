@@ -20,7 +20,7 @@ from tables import (
     TableStore,
 )
 from tables.schema import rounds as rounds_table
-from tests.tables.table_support import draw_round, impossible_round, win_round
+from tests.tables.support import draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 

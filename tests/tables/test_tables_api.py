@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from tests.tables.table_support import draw_round, impossible_round, win_round
+from tests.tables.support import draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 TABLE_KEYS = {"id", "name", "players", "rules", "dealer", "streak", "rounds", "totals", "version", "created_at",

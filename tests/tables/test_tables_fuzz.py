@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.app import create_app
-from tests.tables.table_support import draw_round, win_round
+from tests.tables.support import draw_round, win_round
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 NAMES = ["Ann", "Bo", "Cy", "Di"]
