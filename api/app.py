@@ -27,7 +27,7 @@ from api.routes_scoring import router as scoring_router
 from api.routes_tables import router as tables_router
 from api.routes_vision import router as vision_router
 from api.runner import InferenceRunner
-from api.table_store import LazyStore
+from api.table_store import LazyStore, database_answers
 from api.uploads import BodyLimitMiddleware, body_limit, is_photo_path
 from pipeline.limits import Limits
 from pipeline.settings import Settings, open_detector
@@ -45,8 +45,8 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     arguments replace single settings: model_path (ONNX tile model), threads (onnxruntime threads per
     inference), concurrency (photos processed at once), max_waiting (photos queued beyond that before answering
     503 busy), limits (the service's bounds: photo deadline, timeouts, upload bytes in flight; ``pipeline.limits``),
-    database (where the tables live: a SQLite file or URL, default a file in the user's data directory; opened on
-    the first table request). require_model: fail start-up without a model instead of serving only the text
+    database (where the tables live: a SQLite file or URL, default a file in the user's data directory; opened
+    on the first table request). require_model: fail start-up without a model instead of serving only the text
     endpoints.
     """
     settings = (settings or Settings.from_env()).replace(**{k: v for k, v in {
@@ -87,6 +87,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     app.include_router(vision_router)
     app.include_router(scoring_router)
     app.state.tables = LazyStore(settings.database_url)
+    app.state.readiness_checks["database"] = database_answers
     app.include_router(tables_router)
 
     @app.get("/", include_in_schema=False)

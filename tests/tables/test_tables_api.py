@@ -207,3 +207,15 @@ def test_unreachable_database_is_503_and_the_rest_still_works(tmp_path):
         assert r.status_code == 503 and r.json()["error"]["code"] == "database_unavailable"
         assert c.post("/v1/hand", json={"concealed": "1112345678999m"}).status_code == 200
     assert app.state.internal_errors == 0
+
+
+def test_readyz_asks_a_database_server(pg_url):
+    up = create_app(model_path="/nonexistent/model.onnx", database=pg_url)
+    down = create_app(model_path="/nonexistent/model.onnx",
+                      database="postgresql+psycopg://nobody:secret@/none?host=/nonexistent-socket-dir&port=1")
+    with TestClient(up) as c:
+        assert c.get("/readyz").json()["checks"]["database"] == {"ok": True, "detail": "the database answers"}
+    with TestClient(down) as c:
+        check = c.get("/readyz").json()["checks"]["database"]
+        assert check["ok"] is False and "secret" not in check["detail"] and "nonexistent" not in check["detail"]
+    up.state.tables.close()
