@@ -20,7 +20,6 @@ from pipeline.models import (
     ChajiaoPlayerResult,
     ChajiaoResponse,
     ChajiaoWait,
-    ChickenOut,
     ChickensOut,
     HandAnalysis,
     HandRequest,
@@ -34,7 +33,7 @@ from pipeline.models import (
     win_flags,
 )
 from scoring import analyze_hand, parse_tiles, settle, waits
-from scoring.chickens import YAOJI, ChickenKinds, flipped_chicken
+from scoring.chickens import held_chickens
 from scoring.hand import best_wait_fan
 from scoring.rules import HAND_TYPES, get_rules
 from scoring.tiles import COPIES, TILES, to_counts, to_mpsz
@@ -72,13 +71,8 @@ def copies_left(own: Sequence[str], seen: Sequence[str]) -> tuple[list[int], lis
 
 
 def chickens_held(tiles: Sequence[str], flipped: str | None, rules: Any) -> ChickensOut:
-    """鸡 in a hand under the 翻鸡 indicator ``flipped`` (values per ``scoring.chickens.ChickenKinds``)."""
-    flip = None if flipped is None else flipped_chicken(flipped)
-    kinds = ChickenKinds(flip, flip == YAOJI, get_rules(rules))
-    out = [ChickenOut(tile=t, label=kinds.label(t), count=n, value=kinds.value(t))
-           for t, n in sorted(Counter(tiles).items(), key=lambda tn: TILES.index(tn[0])) if kinds.value(t)]
-    return ChickensOut(flipped=flipped, flipped_chicken=flip, golden=kinds.golden, tiles=out,
-                       total=sum(c.count * c.value for c in out))
+    """鸡 in a hand under the 翻鸡 indicator ``flipped`` (``scoring.chickens.held_chickens``)."""
+    return ChickensOut.model_validate(held_chickens(list(tiles), flipped, get_rules(rules)))
 
 
 def analyze(req: HandRequest) -> HandAnalysis:
