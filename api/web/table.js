@@ -19,7 +19,14 @@ const SWITCHES = [
     choices: { all_others: "the other three 其他三家", non_ting_only: "only players not ready 没叫牌的" } },
   { key: "zimo_bonus", kind: "choice", zh: "自摸加番", en: "self-draw bonus",
     choices: { pinghu_only: "平胡 only 只平胡", none: "none 不加", all_plus1: "every hand +1 都加1" } },
-  { key: "base", kind: "int", zh: "底分", en: "points per fan" },
+  { key: "yipao_chicken", kind: "choice", zh: "一炮多响的鸡", en: "several winners on one chicken tile",
+    choices: { first: "counted once 只算一次", each: "for every winner 每家都算" } },
+  { key: "zeren_scope", kind: "choice", zh: "责任鸡", en: "which claimed 1s is a 责任鸡",
+    choices: { first: "the first only 只算第一张", all: "every one 每张都算" } },
+  { key: "bao_ji_shared", kind: "bool", zh: "包鸡大家赔", en: "a chicken in a non-ready river is paid by every player not ready" },
+  { key: "chongfeng_moves", kind: "bool", zh: "冲锋鸡跟着碰走", en: "a claimed 冲锋鸡 goes to a ready (叫牌) claimer" },
+  { key: "dadiaoche", kind: "int", min: 0, zh: "大吊车 番数", en: "four melds laid, won on the pair alone: its fan (0 = off)" },
+  { key: "base", kind: "int", min: 1, zh: "底分", en: "points per fan" },
 ];
 
 const T = {
@@ -96,7 +103,7 @@ function buildStartForm() {
   $("t-switches").replaceChildren(...SWITCHES.map((sw) => {
     let input;
     if (sw.kind === "bool") input = h("input", { type: "checkbox", id: `sw-${sw.key}` });
-    else if (sw.kind === "int") input = h("input", { type: "number", id: `sw-${sw.key}`, min: "1", max: "1000000", value: "1" });
+    else if (sw.kind === "int") input = h("input", { type: "number", id: `sw-${sw.key}`, min: String(sw.min), max: "1000000" });
     else input = h("select", { id: `sw-${sw.key}` }, Object.entries(sw.choices).map(([v, l]) => option(v, l)));
     return h("label", { class: `switch ${sw.kind}` }, input, h("span", {}, h("b", {}, sw.zh), " — ", sw.en));
   }));
@@ -110,13 +117,15 @@ function refreshDealerNames() {
 }
 
 // The switches start at the preset's values, so only what the table changes is sent as an override.
+const HOUSE_OFF = { yipao_chicken: "first", zeren_scope: "first", bao_ji_shared: false, chongfeng_moves: false,
+                    dadiaoche: 0, base: 1 };
 const PRESET_VALUES = {
   "gy-normal": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
-                 chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", base: 1 },
+                 chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
   "gy-reduced": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
-                  chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", base: 1 },
+                  chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
   liupanshui: { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: true,
-                chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "none", base: 1 },
+                chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "none", ...HOUSE_OFF },
 };
 
 function presetDefaults() {

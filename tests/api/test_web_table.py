@@ -301,3 +301,24 @@ def test_one_discard_two_winners(browser, served):
     totals_match_the_api(page, url)
     assert problems.lines == []
     page.close()
+
+
+def test_the_house_switches_start_at_each_presets_values(browser, served):
+    # Only what the table changes is sent as an override: the page's starting values must be the engine's.
+    from scoring.rules import PRESETS
+
+    _app, url = served
+    page = browser.new_page(**PHONE)
+    page.goto(url + "/#table")
+    values = page.evaluate("PRESET_VALUES")
+    assert set(values) == set(PRESETS)
+    for name, shown in values.items():
+        assert shown == {key: getattr(PRESETS[name], key) for key in shown}, name
+    # A changed switch reaches the table's rules.
+    page.locator("#t-house summary").click()
+    page.locator("#sw-wuguji").check()
+    page.fill("#sw-dadiaoche", "17")
+    page.locator("#t-start").click()
+    expect(page.locator("#table-rules")).to_contain_text("wuguji=true")
+    assert page.evaluate("T.table.rules") == {"preset": "gy-normal", "wuguji": True, "dadiaoche": 17}
+    page.close()
