@@ -13,51 +13,49 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib import metadata
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from api.admission import AdmissionMiddleware
 from api.errors import install_error_handlers
-from api.responses import Health
+from api.health import DEFAULT_CHECKS, version
+from api.health import router as health_router
 from api.routes_scoring import router as scoring_router
 from api.routes_vision import router as vision_router
 from api.runner import InferenceRunner
-from api.uploads import BodyLimitMiddleware, body_limit
+from api.uploads import BodyLimitMiddleware, body_limit, is_photo_path
+from pipeline.limits import Limits
 from pipeline.settings import Settings, open_detector
-from vision.classes import NUM_CLASSES
 
 log = logging.getLogger("zhuoji.api")
 WEB = Path(__file__).resolve().parent / "web"
 
 
-def version() -> str:
-    try:
-        return metadata.version("zhuoji")
-    except metadata.PackageNotFoundError:  # running from a source tree without `pip install -e .`
-        return "0.0.0+source"
-
-
 def create_app(model_path: str | os.PathLike | None = None, *, settings: Settings | None = None,
                threads: int | None = None, concurrency: int | None = None, max_waiting: int | None = None,
-               require_model: bool = False) -> FastAPI:
+               require_model: bool = False, limits: Limits | None = None) -> FastAPI:
     """A new application.
 
     settings: models, threads and queue sizes (default: ``Settings.from_env()``, read now). The keyword
     arguments replace single settings: model_path (ONNX tile model), threads (onnxruntime threads per
     inference), concurrency (photos processed at once), max_waiting (photos queued beyond that before answering
-    503 busy). require_model: fail start-up without a model instead of serving only the text endpoints.
+    503 busy), limits (the service's bounds: photo deadline, timeouts, upload bytes in flight; ``pipeline.limits``).
+    require_model: fail start-up without a model instead of serving only the text endpoints.
     """
     settings = (settings or Settings.from_env()).replace(**{k: v for k, v in {
         "model": None if model_path is None else Path(model_path), "threads": threads or None,
-        "concurrency": concurrency or None, "max_waiting": max_waiting}.items() if v is not None})
+        "concurrency": concurrency or None, "max_waiting": max_waiting, "limits": limits}.items() if v is not None})
+    limits = settings.limits
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.settings = settings
-        app.state.runner = InferenceRunner(settings.concurrency, settings.max_waiting)
+        app.state.runner = InferenceRunner(settings.concurrency, settings.max_waiting,
+                                           deadline_s=limits.photo_deadline_s, retry_after_s=limits.retry_after_s,
+                                           queue_wait_s=limits.queue_wait_s)
         try:
             app.state.detector = open_detector(settings)
             app.state.model_error = None
@@ -75,20 +73,14 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
                   description="Photo → tiles → hand type, fan, waits (听牌) and settlement for Guiyang 捉鸡 "
                               "mahjong. Tiles in MPSZ: 123m456p789s (m 万, p 筒, s 条). Errors: "
                               "`{\"error\": {\"code\", \"message\"}}`.")
+    # The last added runs first: the size limit from Content-Length, then admission, both before any reading.
+    app.add_middleware(AdmissionMiddleware, limits=limits, is_photo=is_photo_path, body_limit=body_limit)
     app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
     install_error_handlers(app)
+    app.state.readiness_checks = dict(DEFAULT_CHECKS)  # other parts add theirs (e.g. "database")
+    app.include_router(health_router)
     app.include_router(vision_router)
     app.include_router(scoring_router)
-
-    @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and model status")
-    def healthz() -> Health:
-        detector = getattr(app.state, "detector", None)
-        return Health(status="ok" if detector else "no_model", model_loaded=detector is not None,
-                      model=str(detector.model_path) if detector else None,
-                      classifier=str(detector.classifier.model_path) if detector and detector.classifier else None,
-                      back_check=str(detector.back_check.model_path) if detector and detector.back_check else None,
-                      version=version(),
-                      classes=NUM_CLASSES)
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -122,14 +122,22 @@ def add_settle(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_settle)
 
 
+MAX_TABLE_BYTES = 1024 * 1024  # as the API's JSON limit: a whole table state is a few kB
+
+
 def run_settle(args: argparse.Namespace) -> int:
     from scoring import settle
+    from vision.files import read_file
 
-    with open(args.table, encoding="utf-8") as f:
-        try:
-            state = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{args.table} is not valid JSON: {exc}") from None
+    data = read_file(args.table, MAX_TABLE_BYTES)  # a folder, device, FIFO or huge file: one line, never a hang
+    try:
+        state = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UserError(f"{args.table} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{args.table} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise UserError(f"{args.table}: JSON nested too deeply") from None
     if not isinstance(state, dict):
         raise UserError(f"{args.table} must hold a JSON object (the table state)")
     if args.rules is not None:
@@ -179,6 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UserError, ValueError, FileNotFoundError, IsADirectoryError, PermissionError,
             json.JSONDecodeError) as exc:
         print(f"zhuoji {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except RecursionError:  # input nested deeper than any real one (the API answers 400/422 for the same)
+        print(f"zhuoji {args.command}: error: input nested too deeply", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

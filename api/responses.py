@@ -16,9 +16,20 @@ class ErrorResponse(BaseModel):
 class Health(OutModel):
     status: Literal["ok", "no_model"]
     model_loaded: bool
-    model: str | None
-    classifier: str | None = Field(None, description="the crop classifier that takes a second look at each tile")
+    model: str | None = Field(description="the tile model's file name")
+    classifier: str | None = Field(None, description="the crop classifier that takes a second look at each tile "
+                                                     "(file name)")
     back_check: str | None = Field(None, description="the back check that tells face-down tiles (闷豆) from flat "
-                                                     "things of a back's colour")
+                                                     "things of a back's colour (file name)")
     version: str
     classes: int
+
+
+class ReadinessCheckResult(OutModel):
+    ok: bool
+    detail: str
+
+
+class Readiness(OutModel):
+    status: Literal["ready", "not_ready"]
+    checks: dict[str, ReadinessCheckResult]

@@ -1,20 +1,22 @@
 """Routes that take photos: /v1/detect, /v1/read, /v1/score, /v1/chajiao/photos.
 
-``async def`` routes: the upload is read on the event loop (bounded by the body-size middleware), then the
-CPU-bound work runs in a worker thread through ``app.state.runner``.
+``async def`` routes: admission (``api.admission``) has let the request in before its body was read; the upload
+is spooled to a temporary file while it is received, its header checked on the event loop, then the CPU-bound
+work (decoding included) runs in a worker thread through ``app.state.runner``, with a deadline, cancelled when the
+client goes away.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from api.errors import ApiError
 from api.responses import ErrorResponse
-from api.uploads import check_image, decode_image
+from api.uploads import checked_upload, decode_image
 from pipeline.hand import DrawHand, chajiao, text_hand
 from pipeline.models import (
     ChajiaoResponse,
@@ -26,12 +28,14 @@ from pipeline.models import (
 )
 from pipeline.photo import Photo as ReadPhoto
 from pipeline.photo import detect_photo, photo_hand, read_photo, read_response, score_photo
+from vision.deadline import Deadline
 from vision.detect import Detector
 
 ERRORS = {413: {"model": ErrorResponse, "description": "body over 20 MB"},
           415: {"model": ErrorResponse, "description": "not a JPEG, PNG, WebP, BMP or TIFF image"},
           422: {"model": ErrorResponse, "description": "corrupt or oversized image, or bad context"},
-          503: {"model": ErrorResponse, "description": "no model loaded, or busy (Retry-After)"}}
+          503: {"model": ErrorResponse, "description": "no model loaded, busy, or past the photo's deadline "
+                                                       "(Retry-After)"}}
 
 router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
 ImageFile = Annotated[UploadFile, File(description="photo of one player's tiles (JPEG, PNG, WebP, BMP, TIFF)")]
@@ -45,18 +49,12 @@ def _detector(request: Request) -> Detector:
     return detector
 
 
-async def _image_bytes(upload: UploadFile, field: str = "image") -> bytes:
-    data = await upload.read()
-    check_image(data, upload.content_type, field)
-    return data
-
-
 @router.post("/detect", response_model=DetectResponse, summary="Find and name the tiles in a photo")
 async def post_detect(request: Request, image: ImageFile) -> DetectResponse:
     """Boxes, tile names (1m..9s, back = face down, other = not in the 108-tile set) and confidences."""
-    data = await _image_bytes(image)
+    data = await checked_upload(image)
     detector = _detector(request)
-    return await request.app.state.runner.run(_detect, detector, data)
+    return await request.app.state.runner.run(_detect, detector, data, is_disconnected=request.is_disconnected)
 
 
 @router.post("/read", response_model=ReadResponse, summary="Read one player's tiles from a photo")
@@ -64,9 +62,9 @@ async def post_read(request: Request, image: ImageFile) -> ReadResponse:
     """The layout (手牌 concealed hand, 副露 melds, 牌河 discards, 翻鸡 indicator) and the reading: each box's
     tile after the rules' checks (at most 4 copies, melds alike, a 14-tile hand complete), doubtful tiles, and
     retake reasons in plain words. The live camera view polls this."""
-    data = await _image_bytes(image)
+    data = await checked_upload(image)
     detector = _detector(request)
-    photo = await request.app.state.runner.run(_read, detector, data)
+    photo = await request.app.state.runner.run(_read, detector, data, is_disconnected=request.is_disconnected)
     return ReadResponse(**read_response(photo, detector.model_path.name))
 
 
@@ -81,29 +79,32 @@ async def post_score(request: Request, image: ImageFile, context: Annotated[Scor
     if unknown:
         raise ApiError(422, "invalid_request", f"unknown form field(s) {', '.join(unknown)}; known: image, "
                                                f"{', '.join(ScoreContext.model_fields)}")
-    data = await _image_bytes(image)
+    data = await checked_upload(image)
     detector = _detector(request)
-    return await request.app.state.runner.run(_score, detector, data, context)
+    return await request.app.state.runner.run(_score, detector, data, context,
+                                              is_disconnected=request.is_disconnected)
 
 
-# The photo jobs: decode (the parsing edge) then the pipeline, timed from the first byte decoded.
-def _detect(detector: Detector, data: bytes) -> DetectResponse:
+# The photo jobs, in a worker: read the spooled upload and decode it (the parsing edge), then the pipeline, timed
+# from the first byte decoded; ``deadline`` from the runner, checked between model runs.
+def _detect(detector: Detector, data: BinaryIO, deadline: Deadline | None = None) -> DetectResponse:
     start = time.perf_counter()
-    return detect_photo(detector, decode_image(data), start)
+    return detect_photo(detector, decode_image(data), start, deadline=deadline)
 
 
-def _read(detector: Detector, data: bytes, field: str = "image") -> ReadPhoto:
+def _read(detector: Detector, data: BinaryIO, field: str = "image", deadline: Deadline | None = None) -> ReadPhoto:
     start = time.perf_counter()
-    return read_photo(detector, decode_image(data, field), start=start)
+    return read_photo(detector, decode_image(data, field), start=start, deadline=deadline)
 
 
-def _score(detector: Detector, data: bytes, context: ScoreContext) -> ScoreResponse:
+def _score(detector: Detector, data: BinaryIO, context: ScoreContext, deadline: Deadline | None = None
+           ) -> ScoreResponse:
     start = time.perf_counter()
-    return score_photo(detector, decode_image(data), context, start)
+    return score_photo(detector, decode_image(data), context, start, deadline=deadline)
 
 
-def _photo_hand(detector: Detector, seat: int, data: bytes) -> DrawHand:
-    return photo_hand(_read(detector, data, f"photo{seat}").reading, seat)
+def _photo_hand(detector: Detector, seat: int, data: BinaryIO, deadline: Deadline | None = None) -> DrawHand:
+    return photo_hand(_read(detector, data, f"photo{seat}", deadline=deadline).reading, seat)
 
 
 Hand = Annotated[str | None, Form(max_length=200, description="MPSZ text, melds as TYPE:TILE, e.g. "
@@ -127,8 +128,9 @@ async def post_chajiao_photos(request: Request, photo0: Photo = None, photo1: Ph
         if text:
             hands.append(text_hand(seat, text))
         elif photo is not None:
-            data = await _image_bytes(photo, f"photo{seat}")
-            hands.append(await request.app.state.runner.run(_photo_hand, _detector(request), seat, data))
+            data = await checked_upload(photo, f"photo{seat}")
+            hands.append(await request.app.state.runner.run(_photo_hand, _detector(request), seat, data,
+                                                            is_disconnected=request.is_disconnected))
     if len(hands) < 2:
         raise ApiError(422, "invalid_request", "give at least 2 hands (photoN or handN for seats N = 0..3)")
     return await run_in_threadpool(chajiao, hands, rules, dealer, streak)

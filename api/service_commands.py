@@ -22,34 +22,33 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, help="onnxruntime threads per process (default: all cores; with "
                                                 "several workers, cores ÷ workers)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="change one of the service's bounds, repeatable (pipeline/limits.py): photo_deadline_s "
+                        "(10), queue_wait_s (10), header_timeout_s (10), body_timeout_s (120), body_idle_s (20), "
+                        "keep_alive_s (5), max_connections (1000), upload_bytes_in_flight (160 MB), "
+                        "retry_after_s (1)")
     p.set_defaults(func=run_serve)
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from api.app import create_app
+    from api.server import serve
+    from pipeline.limits import parse_limit
     from pipeline.settings import Settings
 
     if args.model is not None and not args.model.is_file():
         raise FileNotFoundError(f"model not found: {args.model}")
     settings = Settings.from_env(model=args.model.resolve() if args.model else None, host=args.host,
                                  port=args.port, workers=args.workers, threads=args.threads)
+    if args.limit:
+        settings = settings.replace(limits=settings.limits.replace(**dict(parse_limit(t) for t in args.limit)))
     if not 1 <= settings.port <= 65535:
         raise ValueError(f"--port must be 1..65535, not {settings.port}")
     if settings.workers < 1 or (settings.threads is not None and settings.threads < 1):
         raise ValueError("--workers and --threads take a whole number ≥ 1")
     if settings.threads is None and settings.workers > 1:
         settings = settings.replace(threads=max(1, (os.cpu_count() or 1) // settings.workers))
-    if settings.workers == 1:
-        uvicorn.run(create_app(settings=settings), host=settings.host, port=settings.port,
-                    log_level=args.log_level, timeout_graceful_shutdown=10)
-        return 0
-    # Workers are fresh processes that build the app themselves: the settings reach them as their environment.
-    os.execve(sys.executable, [sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
-                               "--host", settings.host, "--port", str(settings.port),
-                               "--workers", str(settings.workers), "--log-level", args.log_level,
-                               "--timeout-graceful-shutdown", "10"], {**os.environ, **settings.env()})
+    serve(settings, args.log_level)
+    return 0
 
 
 def add_live(sub: argparse._SubParsersAction) -> None:

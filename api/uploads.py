@@ -5,20 +5,25 @@ Order of the checks, cheapest first, so a hostile upload costs as little as poss
 1. :class:`BodyLimitMiddleware` refuses a body over the limit from its ``Content-Length`` before reading it,
    and stops reading a body without one (chunked) as soon as it passes the limit.
 2. :func:`check_image` refuses a declared type that is not an image, bytes that are no JPEG/PNG/WebP/BMP/TIFF
-   (HEIC gets its own hint), and a header that announces more pixels than we decode (``vision.images``).
-3. :func:`decode_image` decodes with ``load_image`` and caps the decoded pixel count as a last line.
+   (HEIC gets its own hint), and a header that announces a size no photo of tiles has: more pixels than we
+   decode, a side under 32 px, thinner than 1:20 (``vision.images.check_photo_size``).
+3. :func:`decode_image` decodes with ``load_image`` and checks the decoded size the same way as a last line.
+
+Admission (the busy check, bytes in flight, body-read timeouts) comes before all of these: ``api.admission``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import BinaryIO
 
 import numpy as np
+from fastapi import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import ApiError, error_response
-from vision.images import MAX_PIXELS, ImageError, header_size, load_image, sniff_format
+from vision.images import ImageError, PhotoShapeError, check_photo_size, header_size, load_image, sniff_format
 
 MB = 1024 * 1024
 MAX_IMAGE_BYTES = 20 * MB  # one phone photo is 2–8 MB; the web page sends ≤ 1600 px JPEGs of ~0.3 MB
@@ -75,10 +80,16 @@ class BodyLimitMiddleware:
         await self.app(scope, limited_receive, send)
 
 
+PHOTO_PATHS = ("/v1/detect", "/v1/read", "/v1/score", "/v1/chajiao/photos")
+
+
+def is_photo_path(path: str) -> bool:
+    return path.startswith(PHOTO_PATHS)
+
+
 def body_limit(path: str) -> int:
     """Image routes take a photo; everything else is small JSON."""
-    return MAX_IMAGE_BYTES if path.startswith(("/v1/detect", "/v1/read", "/v1/score", "/v1/chajiao/photos")) \
-        else MAX_JSON_BYTES
+    return MAX_IMAGE_BYTES if is_photo_path(path) else MAX_JSON_BYTES
 
 
 # ------------------------------------------------------------------------------------------ image checks
@@ -108,19 +119,39 @@ def check_image(data: bytes, content_type: str | None, field: str = "image") -> 
         raise ApiError(415, "unsupported_media_type",
                        f"{field}: {_unsupported_hint(data)} (JPEG, PNG, WebP, BMP or TIFF expected)")
     size = header_size(data, fmt)
-    if size is not None and size[0] * size[1] > MAX_PIXELS:
-        raise ApiError(422, "image_too_large", f"{field}: image too large ({size[0]}×{size[1]} pixels; at most "
-                                               f"{MAX_PIXELS:,})")
+    if size is not None:
+        _check_size(*size, field)
     return fmt
 
 
-def decode_image(data: bytes, field: str = "image") -> np.ndarray:
-    """Decode checked bytes to a BGR array; ``ApiError`` 422 for corrupt, truncated or oversized images."""
+def _check_size(width: int, height: int, field: str) -> None:
+    try:
+        check_photo_size(width, height, field)
+    except PhotoShapeError as exc:
+        raise ApiError(422, exc.code, str(exc)) from None
+
+
+HEAD_BYTES = 128 * 1024  # enough for the magic bytes and the size of every format (a JPEG's after its EXIF)
+
+
+async def checked_upload(upload: UploadFile, field: str = "image") -> BinaryIO:
+    """:func:`check_image` on the first bytes of an uploaded file; the file itself, rewound, for the worker to
+    read: uploads wait for their turn spooled to disk (Starlette keeps at most 1 MB of each in memory), not as
+    bytes."""
+    head = await upload.read(HEAD_BYTES)
+    check_image(head, upload.content_type, field)
+    await upload.seek(0)
+    return upload.file
+
+
+def decode_image(data: bytes | BinaryIO, field: str = "image") -> np.ndarray:
+    """Decode checked bytes (or a file of them, read here: in the worker) to a BGR array; ``ApiError`` 422 for
+    corrupt, truncated or oversized images, and for shapes no photo of tiles has."""
+    if not isinstance(data, bytes | bytearray):
+        data = data.read()
     try:
         image = load_image(data)
     except ImageError as exc:
         raise ApiError(422, "invalid_image", f"{field}: {exc}".replace("uploaded data: ", "")) from exc
-    h, w = image.shape[:2]
-    if h * w > MAX_PIXELS:  # a format whose header we could not read announced nothing: cap after decoding
-        raise ApiError(422, "image_too_large", f"{field}: image too large ({w}×{h} pixels; at most {MAX_PIXELS:,})")
+    _check_size(image.shape[1], image.shape[0], field)  # a header we could not read announced nothing
     return image

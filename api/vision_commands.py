@@ -34,18 +34,21 @@ def _add_turned_option(p: argparse.ArgumentParser, default: bool) -> None:
 def run_detect(args: argparse.Namespace) -> int:
     import cv2
 
+    from api.cli_paths import annotation_target
     from pipeline.settings import Settings, open_detector
     from vision.annotate import draw_detections
-    from vision.detect import ImageError, load_image
+    from vision.detect import ImageError
+    from vision.images import load_photo
 
     if not 0 < args.conf < 1 or (args.iou is not None and not 0 < args.iou < 1):
         raise ValueError("--conf and --iou take a number between 0 and 1")
     overlap = {} if args.iou is None else {"iou": args.iou}
+    folder = annotation_target(args.annotate, len(args.images) > 1) if args.annotate else None
     detector = open_detector(Settings.from_env(model=args.model))
     failed = 0
     for path in args.images:
         try:
-            image = load_image(path)
+            image = load_photo(path)  # a shape no photo of tiles has is refused before any model runs
         except ImageError as exc:
             print(f"zhuoji detect: {exc}", file=sys.stderr)
             failed += 1
@@ -61,11 +64,11 @@ def run_detect(args: argparse.Namespace) -> int:
         else:
             print(f"{path}: {len(boxes)} tiles: {' '.join(b['tile'] for b in boxes)}")
         if args.annotate:
-            out = args.annotate / f"{path.stem}.jpg" if len(args.images) > 1 else args.annotate
-            out.parent.mkdir(parents=True, exist_ok=True)
+            out = folder / f"{path.stem}.jpg" if folder is not None else args.annotate
             if not cv2.imwrite(str(out), draw_detections(image, dets)):
-                raise ValueError(f"cannot write {out} (use a .jpg or .png name)")
-    return 1 if failed else 0
+                raise ValueError(f"cannot write {out}")
+    # bad input only (no photo could be read): 2, as every command; some photos read, some not: 1
+    return (2 if failed == len(args.images) else 1) if failed else 0
 
 
 def _add_photo_args(p: argparse.ArgumentParser) -> None:
@@ -95,20 +98,27 @@ def add_score(sub: argparse._SubParsersAction) -> None:
 
 
 def _read_photo_arg(args: argparse.Namespace):
-    """The detector and the read photo of ``read``/``score``; a bad photo becomes a one-line ValueError."""
+    """The detector and the read photo of ``read``/``score``; a bad photo, or an ``--annotate`` path that cannot be
+    written, becomes a one-line ValueError before any model runs."""
     import time
 
+    from api.cli_paths import JPEG_EXTENSIONS, annotation_target
     from api.errors import ApiError
     from api.uploads import decode_image
     from pipeline.photo import read_photo
     from pipeline.settings import Settings, open_detector
+    from vision.files import read_file
+    from vision.images import MAX_FILE_BYTES
 
-    if not args.image.is_file():
-        raise ValueError(f"{args.image}: no such file")
+    data = read_file(args.image, MAX_FILE_BYTES)  # a folder, device, FIFO or huge file: one line, never a hang
+    if args.annotate:
+        folder = annotation_target(args.annotate, False, JPEG_EXTENSIONS)
+        if folder is not None:
+            args.annotate = folder / f"{args.image.stem}.jpg"
     detector = open_detector(Settings.from_env(model=args.model))
     start = time.perf_counter()
     try:
-        image = decode_image(args.image.read_bytes())
+        image = decode_image(data)  # shapes no photo of tiles has are refused here, before any model runs
     except ApiError as exc:
         raise ValueError(f"{args.image}: {exc.message}") from None
     return detector, read_photo(detector, image, turned=args.turned, start=start)
@@ -119,8 +129,10 @@ def _write_annotation(photo, out: Path) -> None:
 
     from pipeline.photo import annotated_jpeg
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(base64.b64decode(annotated_jpeg(photo)))
+    try:
+        out.write_bytes(base64.b64decode(annotated_jpeg(photo)))
+    except OSError as exc:  # checked before the work; the disk may still fill up
+        raise ValueError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def _print_reading(result: dict) -> None:

@@ -38,6 +38,7 @@ from pipeline.models import (
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
 from vision.classes import CLASS_NAMES
+from vision.deadline import Deadline, check
 from vision.detect import Detector
 from vision.detections import Detections
 from vision.layout import Layout, layout
@@ -64,10 +65,12 @@ def _image_info(image: np.ndarray) -> ImageInfo:
     return ImageInfo(width=int(image.shape[1]), height=int(image.shape[0]))
 
 
-def detect_photo(detector: Detector, image: np.ndarray, start: float | None = None) -> DetectResponse:
-    """``POST /v1/detect``: boxes, tile names and confidences (``start``: when decoding began, for ``seconds``)."""
+def detect_photo(detector: Detector, image: np.ndarray, start: float | None = None,
+                 deadline: Deadline | None = None) -> DetectResponse:
+    """``POST /v1/detect``: boxes, tile names and confidences (``start``: when decoding began, for ``seconds``;
+    ``deadline``: checked between model runs, :mod:`vision.deadline`)."""
     start = time.perf_counter() if start is None else start
-    dets = detector(image)
+    dets = detector(image, deadline=deadline)
     tiles = [DetectedTile(index=i, tile=d["tile"], box=d["box"], confidence=d["confidence"],
                           alternatives=[Alternative(**a) for a in d["alternatives"]])
              for i, d in enumerate(dets.to_json())]
@@ -75,12 +78,14 @@ def detect_photo(detector: Detector, image: np.ndarray, start: float | None = No
                           seconds=round(time.perf_counter() - start, 3))
 
 
-def read_photo(detector: Detector, image: np.ndarray, turned: bool = True, start: float | None = None) -> Photo:
+def read_photo(detector: Detector, image: np.ndarray, turned: bool = True, start: float | None = None,
+               deadline: Deadline | None = None) -> Photo:
     """Detect, group (``vision.layout``) and read (``vision.reading``) one decoded hand photo. ``turned``: the
     detector also looks at the photo turned 180° (a scored hand is worth twice the detection time); ``start``:
-    when decoding began, for ``seconds``."""
+    when decoding began, for ``seconds``; ``deadline``: checked between model runs (:mod:`vision.deadline`)."""
     start = time.perf_counter() if start is None else start
-    dets = detector(image, turned=turned)
+    dets = detector(image, turned=turned, deadline=deadline)
+    check(deadline)
     lay = layout(dets, mode="hand")
     reading = read(dets, lay, image)
     return Photo(image, dets, lay, reading, time.perf_counter() - start)
@@ -202,9 +207,10 @@ def score_hand(reading: Reading, ctx: ScoreContext
     return req, assumptions, analysis, problem
 
 
-def score_photo(detector: Detector, image: np.ndarray, ctx: ScoreContext, start: float | None = None) -> ScoreResponse:
+def score_photo(detector: Detector, image: np.ndarray, ctx: ScoreContext, start: float | None = None,
+                deadline: Deadline | None = None) -> ScoreResponse:
     """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
-    return score_reading(read_photo(detector, image, start=start), ctx, detector.model_path.name)
+    return score_reading(read_photo(detector, image, start=start, deadline=deadline), ctx, detector.model_path.name)
 
 
 def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:

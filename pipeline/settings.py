@@ -5,7 +5,8 @@ opened from settings.
 
 Environment variables: ``ZHUOJI_MODEL``, ``ZHUOJI_CLASSIFIER`` and ``ZHUOJI_BACK_CHECK`` (a path, or ``none``
 to go without), ``ZHUOJI_THREADS``, ``ZHUOJI_CONCURRENCY``, ``ZHUOJI_MAX_WAITING``, ``ZHUOJI_HOST``,
-``ZHUOJI_PORT``, ``ZHUOJI_WORKERS``, ``ZHUOJI_DATABASE_URL``.
+``ZHUOJI_PORT``, ``ZHUOJI_WORKERS``, ``ZHUOJI_DATABASE_URL``, ``ZHUOJI_LIMITS`` (the service's bounds,
+``pipeline.limits``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.limits import ENV as LIMITS_ENV
+from pipeline.limits import Limits, limits_env, limits_from_env
 from vision.detect import DEFAULT_MODEL, Detector, get_detector
 
 DEFAULT = "default"  # the shipped crop classifier / back check, when present
@@ -40,6 +43,7 @@ class Settings:
     port: int = 8000
     workers: int = 1
     database_url: str | None = None
+    limits: Limits = Limits()  # deadlines, timeouts, upload and connection caps of the HTTP service
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **flags: Any) -> Settings:
@@ -57,6 +61,7 @@ class Settings:
             "port": int(env.get("ZHUOJI_PORT", "8000")),
             "workers": int(env.get("ZHUOJI_WORKERS", "1")),
             "database_url": env.get("ZHUOJI_DATABASE_URL") or None,
+            "limits": limits_from_env(env),
         }
         given = {k: v for k, v in flags.items() if v is not None}
         for key in ("classifier", "back_check"):
@@ -81,6 +86,7 @@ class Settings:
             out["ZHUOJI_BACK_CHECK"] = ""
         if self.database_url:
             out["ZHUOJI_DATABASE_URL"] = self.database_url
+        out[LIMITS_ENV] = limits_env(self.limits)
         return out
 
 

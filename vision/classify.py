@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.deadline import Deadline, check
 from vision.detections import Detections
 from vision.images import load_image
 from vision.sessions import open_session
@@ -91,23 +92,27 @@ class Classifier:
         return looks[0] if len(turns) == 1 else geometric_mean(looks)
 
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
-                 min_confidence: float = MIN_CONFIDENCE, turn_below: float = TURN_BELOW) -> Detections:
+                 min_confidence: float = MIN_CONFIDENCE, turn_below: float = TURN_BELOW,
+                 deadline: Deadline | None = None) -> Detections:
         """The detections with class, top 3 and probabilities from the combined scores for every box that is a tile
         with :func:`tileness` ``min_confidence`` or more, whatever its name (weaker boxes, hardly tiles, keep the
         detector's). Boxes are unchanged. A looked-at box's confidence becomes its tileness times the combined
         probability of its name, so that a tile surely found but doubtfully named ranks below one sure on both
         counts, and a sure tile the detector could not name ranks by what the second look makes of it. A box whose
         combined name is still less probable than ``turn_below`` is looked at three more times, its crop turned
-        by 90°, 180° and 270°, and the classifier's part is the geometric mean of the four looks."""
+        by 90°, 180° and 270°, and the classifier's part is the geometric mean of the four looks. ``deadline`` is
+        checked before each batch (:mod:`vision.deadline`)."""
         tile = tileness(dets)
         sure = np.flatnonzero(tile >= min_confidence)  # a sure tile of a doubtful name is just what to look at
         if len(sure) == 0:
             return dets
         img = load_image(image)
+        check(deadline)
         crop_probs = self.probs(img, dets.xyxy[sure])
         looked = combine(dets[sure], crop_probs, detector_weight)
         doubt = np.flatnonzero(looked.top3_prob[:, 0] < turn_below)
         if len(doubt):
+            check(deadline)
             turned = self.probs(img, dets.xyxy[sure[doubt]], turns=(1, 2, 3))
             crop_probs = crop_probs.copy()
             crop_probs[doubt] = geometric_mean(np.stack([crop_probs[doubt], turned]), np.array([1.0, 3.0]))

@@ -21,6 +21,7 @@ import numpy as np
 from vision.back_check import DEFAULT_BACK_CHECK, BackCheck
 from vision.classes import BACK, CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
+from vision.deadline import Deadline, check
 from vision.detections import Detections, box_intersection, box_iou
 from vision.images import ImageError, load_image
 from vision.sessions import open_session
@@ -90,7 +91,7 @@ class Detector:
 
     def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
                  max_det: int = 300, turned: bool = False, closer: bool = True,
-                 iou_any: float = ANY_NAME_IOU) -> Detections:
+                 iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
@@ -98,24 +99,30 @@ class Detector:
         (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``).
         ``closer``: combine the class scores with the crop classifier's (when this detector has one), and check
         each box named ``back`` with the back check (when it has one); a box the check sinks below ``conf`` is
-        dropped: something flat in a back's colour, not a face-down tile."""
+        dropped: something flat in a back's colour, not a face-down tile.
+        ``deadline``: checked before each model run (each look, each crop, each second look); past it, or cancelled,
+        :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
         img = load_image(image)
         h, w = img.shape[:2]
         if tiled is None:  # a whole-table photo: tiles would shrink below ~20 px at the model's size
             tiled = max(h, w) > 2.5 * self.size
+        check(deadline)
         boxes, scores = self._predict(img, 0, 0, conf)
         if turned:
+            check(deadline)
             b, s = self._predict(np.ascontiguousarray(img[::-1, ::-1]), 0, 0, conf)
             b = np.stack([w - b[:, 2], h - b[:, 3], w - b[:, 0], h - b[:, 1]], 1)
             boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
         if tiled:
             for x0, y0, crop in _crops(img, self.size):
+                check(deadline)
                 b, s = self._predict(crop, x0, y0, conf)
                 boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
         dets = _postprocess(boxes, scores, conf, max(iou, iou_any), max_det, (w, h), vote=turned)
         if closer and self.classifier is not None:
-            dets = self.classifier(img, dets)
+            dets = self.classifier(img, dets, deadline=deadline)
         if closer and self.back_check is not None:
+            check(deadline)
             dets = self.back_check(img, dets)
             sunk = (dets.class_id == BACK) & (dets.confidence < conf)
             if sunk.any():

@@ -1,17 +1,24 @@
 """Reading images safely: format sniffing, a decompression-bomb guard from the headers, decoding to BGR.
 
 ``load_image`` is the one way every stage and program turns a path, encoded bytes or an array into a BGR image.
+``check_photo_size`` is the one cost check every surface (HTTP API, command line) applies to a photo before any
+model runs, from the header when the format announces its size: the pixel cap, and shapes that cannot be a photo of
+tiles (the detector's tiling makes one model run per crop, and a 1-pixel-high image would make one per column).
 """
 
 from __future__ import annotations
 
 import os
 import struct
-from pathlib import Path
 
 import numpy as np
 
+from vision.files import FileReadError, read_file
+
 MAX_PIXELS = 50_000_000  # refuse decompression bombs before decoding them in full
+MIN_PHOTO_SIDE = 32  # a tile is ~20 px at the least: a photo shorter than this holds no readable tile
+MAX_PHOTO_ASPECT = 20  # a row of 14 tiles lying side by side is about 10:1; a panorama of a table about 4:1
+MAX_FILE_BYTES = 200 * 1024 * 1024  # an image file is read whole: a 50 MP uncompressed TIFF is 150 MB
 # OpenCV's own cap on decoded pixels (read when its codecs load): a last line for headers nobody parsed.
 os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
 
@@ -20,6 +27,45 @@ import cv2  # noqa: E402
 
 class ImageError(ValueError):
     """The input is not a readable image."""
+
+
+class PhotoShapeError(ImageError):
+    """The image cannot be a photo of tiles: ``code`` ``image_too_large`` (too many pixels) or ``image_shape``
+    (a side too short, or too thin)."""
+
+    def __init__(self, message: str, code: str = "image_shape") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def check_photo_size(width: int, height: int, name: str = "image") -> None:
+    """Refuse, with :class:`PhotoShapeError`, a size no photo of tiles has: over ``MAX_PIXELS``, a side under
+    ``MIN_PHOTO_SIDE`` or an aspect ratio beyond 1:``MAX_PHOTO_ASPECT``. Cheap: run it on the header's size before
+    decoding, and again on the decoded image."""
+    if width * height > MAX_PIXELS:
+        raise PhotoShapeError(f"{name}: image too large ({width}×{height} pixels; at most {MAX_PIXELS:,})",
+                              "image_too_large")
+    if min(width, height) < MIN_PHOTO_SIDE:
+        raise PhotoShapeError(f"{name}: image too small ({width}×{height} pixels; a photo of tiles needs at least "
+                              f"{MIN_PHOTO_SIDE} pixels on each side)")
+    if max(width, height) > MAX_PHOTO_ASPECT * min(width, height):
+        raise PhotoShapeError(f"{name}: image too thin ({width}×{height} pixels; a photo of tiles is at most "
+                              f"{MAX_PHOTO_ASPECT} times as long as it is high)")
+
+
+def load_photo(source: str | os.PathLike | bytes) -> np.ndarray:
+    """:func:`load_image` for a photo to detect tiles in: :func:`check_photo_size` from the header before decoding
+    (when the format announces its size) and on the decoded image."""
+    name = "uploaded data" if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
+    data = source if isinstance(source, (bytes, bytearray, memoryview)) else _read(source)
+    head = bytes(data[:64 * 1024])
+    fmt = sniff_format(head)
+    size = header_size(head, fmt) if fmt else None
+    if size is not None:
+        check_photo_size(*size, name)
+    image = _decode(np.frombuffer(data, np.uint8), name)
+    check_photo_size(image.shape[1], image.shape[0], name)
+    return image
 
 
 def load_image(source: str | os.PathLike | bytes | np.ndarray) -> np.ndarray:
@@ -37,14 +83,11 @@ def load_image(source: str | os.PathLike | bytes | np.ndarray) -> np.ndarray:
             raise ImageError(f"expected an H×W×3 image array, got shape {img.shape}")
         return np.ascontiguousarray(img, dtype=np.uint8)
     if isinstance(source, (bytes, bytearray, memoryview)):
-        data = np.frombuffer(source, np.uint8)
-        name = "uploaded data"
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise ImageError(f"{path}: no such file")
-        data = np.fromfile(str(path), np.uint8)
-        name = str(path)
+        return _decode(np.frombuffer(source, np.uint8), "uploaded data")
+    return _decode(np.frombuffer(_read(source), np.uint8), str(source))
+
+
+def _decode(data: np.ndarray, name: str) -> np.ndarray:
     if data.size == 0:
         raise ImageError(f"{name}: empty file")
     head = data[:64 * 1024].tobytes()
@@ -60,6 +103,13 @@ def load_image(source: str | os.PathLike | bytes | np.ndarray) -> np.ndarray:
     if img.shape[0] * img.shape[1] > MAX_PIXELS:  # a header we could not read announced nothing
         raise ImageError(f"{name}: image too large ({img.shape[1]}×{img.shape[0]} pixels; at most {MAX_PIXELS:,})")
     return img
+
+
+def _read(path: str | os.PathLike) -> bytes:
+    try:
+        return read_file(path, MAX_FILE_BYTES)
+    except FileReadError as exc:
+        raise ImageError(str(exc)) from None
 
 
 def sniff_format(data: bytes) -> str | None:
