@@ -6,6 +6,8 @@ import collections
 import itertools
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -159,6 +161,13 @@ def test_build_writes_an_ultralytics_dataset(synth: ModuleType, tmp_path: Path) 
     record = json.loads((root / "build.json").read_text())
     assert record["seed"] == 3 and record["n"] == 4 and record["styles"] == sorted(synth.get_art())
     assert "fluffy" in record["styles"]
+
+
+def test_the_builder_runs_as_a_module() -> None:
+    out = subprocess.run([sys.executable, "-m", "datasets.synth", "--help"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("usage: python -m datasets.synth")
+    assert "--boxes {tile,face}" in out.stdout
 
 
 def test_the_builder_says_which_tile_styles_it_uses(synth: ModuleType, tmp_path: Path,
