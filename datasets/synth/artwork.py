@@ -23,26 +23,12 @@ from datasets.synth.textures import fbm, grid_xy, jitter_colour
 from vision.classes import CLASS_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
-
-
 SHARED = REPO.parent / "shared"
-
-
 FLUFFY_DIR = "tile-art/fluffystuff-cc0/Export/Regular"
-
-
 KMJ_DIR = Path("/usr/share/kmahjongglib/tilesets")  # Debian's kdegames-mahjongg-data-kf5; optional, GPL
-
-
 KMJ_STYLES = ("default", "traditional")  # the others use non-Chinese glyphs (alphabet, egypt) or white ink (jade)
-
-
 TEX_W, TEX_H = 192, 256  # face texture size (3:4 like the artwork); enough for tiles up to ~190 px wide
-
-
 SUITED = CLASS_NAMES[:27]
-
-
 Face = str  # "5p" for a suited tile, "other/<style>/<name>" for winds, dragons, flowers
 
 
@@ -180,9 +166,8 @@ def set_shared(shared: Path) -> None:
     _ART_SHARED = Path(shared)
 
 
+# The tile set: one per scene (a table uses one set), its colours, proportions and face textures.
 IVORY = [(242, 244, 246), (228, 240, 246), (212, 232, 242), (200, 226, 238), (236, 238, 232)]
-
-
 BACKS = [(70, 150, 40), (45, 110, 25), (215, 170, 80), (230, 195, 120), (150, 80, 20), (40, 170, 230),
          (30, 140, 250), (60, 200, 235), (235, 238, 240), (50, 60, 190)]
 

@@ -14,8 +14,6 @@ from vision.classes import BACK, CLASS_NAMES, OTHER
 from vision.labels import read_yolo_labels
 
 MIN_VISIBLE = 0.4  # drop a box when less than this fraction of it lies inside the image
-
-
 MIN_TOP_SHARE = 0.25  # ... or when its face (or back) covers less than this share of its silhouette: edge-on
 
 
@@ -64,8 +62,6 @@ def shown_label(tile: TilePose, shown: str | None, top_px: int, top_vis: int, ar
 
 
 TRUNCATED, HIDDEN, BLURRED = 1, 2, 4  # why a label is difficult (bits)
-
-
 DIFFICULT_NAMES = {TRUNCATED: "truncated", HIDDEN: "hidden", BLURRED: "blurred"}
 
 
@@ -75,14 +71,8 @@ DIFFICULT_NAMES = {TRUNCATED: "truncated", HIDDEN: "hidden", BLURRED: "blurred"}
 # bamboos can no longer be counted. Every photo is a little soft (lens, demosaicing, JPEG), so the spread counts as
 # at least 0.8 px: an unblurred face narrower than 11 px is too small to read.
 EASY_INSIDE = 0.6  # a tile less inside the image than this is truncated
-
-
 EASY_UNHIDDEN = 0.75  # a face (or back) less in view than this is hidden
-
-
 EASY_SHARPNESS = 14.0  # a face narrower than this many times the blur's spread is blurred
-
-
 MIN_SPREAD = 0.8  # px
 
 
