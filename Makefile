@@ -26,6 +26,11 @@ chromium:
 	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium) \
 		|| echo "chromium could not be installed: the browser test (tests/api/test_web.py) will skip"
 
+# The table tests run on SQLite and on a throwaway PostgreSQL server they start themselves (tests/tables).
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q postgresql) \
+		|| echo "postgresql could not be installed: the PostgreSQL cases of tests/tables will skip"
+
 run: $(VENV)/.installed-run
 	$(BIN)/zhuoji serve --host $(HOST) --port $(PORT)
 
@@ -35,7 +40,7 @@ demo: $(VENV)/.installed-run
 	$(BIN)/zhuoji hand 2m3m4m5s6s7s8p8p8p3m3m6m7m --win 5m
 	$(BIN)/zhuoji settle tests/data/tables/e1.json
 
-test: $(VENV)/.installed-dev chromium
+test: $(VENV)/.installed-dev chromium postgresql
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -45,5 +50,6 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_detector.py
 	$(BIN)/python benchmarks/bench_classifier.py
 	$(BIN)/python benchmarks/bench_real_hands.py
+	$(BIN)/python benchmarks/bench_tables.py
 
-.PHONY: run demo test bench chromium
+.PHONY: run demo test bench chromium postgresql

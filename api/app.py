@@ -24,8 +24,10 @@ from api.errors import install_error_handlers
 from api.health import DEFAULT_CHECKS, version
 from api.health import router as health_router
 from api.routes_scoring import router as scoring_router
+from api.routes_tables import router as tables_router
 from api.routes_vision import router as vision_router
 from api.runner import InferenceRunner
+from api.table_store import LazyStore, database_answers
 from api.uploads import BodyLimitMiddleware, body_limit, is_photo_path
 from pipeline.limits import Limits
 from pipeline.settings import Settings, open_detector
@@ -36,18 +38,21 @@ WEB = Path(__file__).resolve().parent / "web"
 
 def create_app(model_path: str | os.PathLike | None = None, *, settings: Settings | None = None,
                threads: int | None = None, concurrency: int | None = None, max_waiting: int | None = None,
-               require_model: bool = False, limits: Limits | None = None) -> FastAPI:
+               require_model: bool = False, limits: Limits | None = None, database: str | None = None) -> FastAPI:
     """A new application.
 
     settings: models, threads and queue sizes (default: ``Settings.from_env()``, read now). The keyword
     arguments replace single settings: model_path (ONNX tile model), threads (onnxruntime threads per
     inference), concurrency (photos processed at once), max_waiting (photos queued beyond that before answering
-    503 busy), limits (the service's bounds: photo deadline, timeouts, upload bytes in flight; ``pipeline.limits``).
-    require_model: fail start-up without a model instead of serving only the text endpoints.
+    503 busy), limits (the service's bounds: photo deadline, timeouts, upload bytes in flight; ``pipeline.limits``),
+    database (where the tables live: a SQLite file or URL, default a file in the user's data directory; opened
+    on the first table request). require_model: fail start-up without a model instead of serving only the text
+    endpoints.
     """
     settings = (settings or Settings.from_env()).replace(**{k: v for k, v in {
         "model": None if model_path is None else Path(model_path), "threads": threads or None,
-        "concurrency": concurrency or None, "max_waiting": max_waiting, "limits": limits}.items() if v is not None})
+        "concurrency": concurrency or None, "max_waiting": max_waiting, "limits": limits,
+        "database_url": database}.items() if v is not None})
     limits = settings.limits
 
     @asynccontextmanager
@@ -81,6 +86,9 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     app.include_router(health_router)
     app.include_router(vision_router)
     app.include_router(scoring_router)
+    app.state.tables = LazyStore(settings.database_url)
+    app.state.readiness_checks["database"] = database_answers
+    app.include_router(tables_router)
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from api.service_commands import add_live, add_serve
+    from api.table_commands import add_chajiao, add_table
     from api.vision_commands import (
         add_detect,
         add_quantize,
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier,
-                add_train_back_check, add_quantize, add_serve, add_live):
+                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao):
         add(sub)
     return parser
 
@@ -90,26 +91,59 @@ def _melds(specs: Sequence[str]) -> list[Meld]:
 
 def add_hand(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hand", help="hand type, fan and win value of a hand (牌型), or its waits without --win")
-    p.add_argument("concealed", help="concealed tiles without the winning tile, e.g. 123m456p789s5p")
+    p.add_argument("concealed", help="concealed tiles without the winning tile, e.g. 123m456p789s5p; or all 14, "
+                                     "the last one written being the winning tile")
     p.add_argument("--win", metavar="TILE", help="the winning tile, e.g. 5p (omit to list the waits)")
     p.add_argument("--self-drawn", action="store_true", help="自摸: the winner drew the tile himself")
+    p.add_argument("--flipped", metavar="TILE", help="翻鸡 indicator: the flipped tile (its next rank is a chicken)")
     _add_meld_option(p)
-    add_win_context_options(p)
+    add_win_context_options(p, rules_help="rules preset (gy-normal, gy-reduced, liupanshui) or a JSON object "
+                                          "{\"preset\": ..., <rules key>: value}, e.g. '{\"dadiaoche\": 17}'")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_hand)
 
 
+def _rules_arg(text: str) -> object:
+    """``--rules``: a preset name, or a JSON object of a preset and rule overrides."""
+    if not text.lstrip().startswith("{"):
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"--rules is not a valid JSON object: {exc}") from None
+
+
 def run_hand(args: argparse.Namespace) -> int:
     from scoring import analyze_hand, parse_tiles
+    from scoring.chickens import held_chickens
     from scoring.rules import get_rules
+    from scoring.tiles import tile_index
 
-    # Parsed here, once: the engine gets tile names, melds and rules.
-    result = analyze_hand(parse_tiles(args.concealed), args.win, _melds(args.meld), args.self_drawn,
-                          get_rules(args.rules), **win_flags(args))
+    rules = get_rules(_rules_arg(args.rules))
+    melds = _melds(args.meld)
+    tiles = parse_tiles(args.concealed)
+    if args.flipped is not None:
+        tile_index(args.flipped)
+    win, assumptions = args.win, []
+    if len(tiles) + 3 * len(melds) == 14:
+        # 14 tiles: the winning tile is among them, as in a photo of a won hand.
+        if win is None:
+            text = args.concealed.replace(" ", "")
+            win = text[-2:]  # the last tile as written (parse_tiles sorts): its rank and the suit after it
+            assumptions.append(f"14 tiles: took the last one, {win}, as the winning tile (--win picks another)")
+        elif win not in tiles:
+            raise UserError(f"the winning tile {win} is not among the 14 tiles {args.concealed}")
+        tiles.remove(win)
+    result = analyze_hand(tiles, win, melds, args.self_drawn, rules, **win_flags(args))
+    held = [*tiles, *(t for m in melds for t in m.tiles), *([win] if win else [])]
+    chickens = held_chickens(held, args.flipped, rules)
     if args.json:
-        _print_json(result.to_dict())
-    else:
-        print("\n".join(result.explanation))
+        _print_json({**result.to_dict(), "chickens": chickens, "assumptions": assumptions})
+        return 0
+    shown = ", ".join(f"{c['tile']}×{c['count']} {c['label']}" for c in chickens["tiles"])
+    flip = "" if args.flipped is None else f" (翻 {args.flipped} → {chickens['flipped_chicken']})"
+    print("\n".join([*assumptions, *result.explanation,
+                     f"鸡 (chickens) held{flip}: " + (f"{shown} = {chickens['total']}" if shown else "none")]))
     return 0
 
 

@@ -21,7 +21,6 @@ from pipeline.models import (
     ChajiaoPlayerResult,
     ChajiaoResponse,
     ChajiaoWait,
-    ChickenOut,
     ChickensOut,
     HandAnalysis,
     HandRequest,
@@ -35,7 +34,7 @@ from pipeline.models import (
     win_flags,
 )
 from scoring import analyze_hand, parse_tiles, settle, waits
-from scoring.chickens import YAOJI, ChickenKinds, flipped_chicken
+from scoring.chickens import held_chickens
 from scoring.hand import best_wait_fan
 from scoring.ledger import net
 from scoring.melds import Meld
@@ -76,13 +75,8 @@ def copies_left(own: Sequence[str], seen: Sequence[str]) -> tuple[list[int], lis
 
 
 def chickens_held(tiles: Sequence[str], flipped: str | None, rules: Rules) -> ChickensOut:
-    """鸡 in a hand under the 翻鸡 indicator ``flipped`` (values per ``scoring.chickens.ChickenKinds``)."""
-    flip = None if flipped is None else flipped_chicken(flipped)
-    kinds = ChickenKinds(flip, flip == YAOJI, rules)
-    out = [ChickenOut(tile=t, label=kinds.label(t), count=n, value=kinds.value(t))
-           for t, n in sorted(Counter(tiles).items(), key=lambda tn: TILES.index(tn[0])) if kinds.value(t)]
-    return ChickensOut(flipped=flipped, flipped_chicken=flip, golden=kinds.golden, tiles=out,
-                       total=sum(c.count * c.value for c in out))
+    """鸡 in a hand under the 翻鸡 indicator ``flipped`` (``scoring.chickens.held_chickens``)."""
+    return ChickensOut.model_validate(held_chickens(list(tiles), flipped, rules))
 
 
 def analyze(req: HandRequest) -> HandAnalysis:

@@ -24,7 +24,7 @@ from pydantic import (
 
 from scoring.hand import WIN_FLAGS
 from scoring.melds import Meld
-from scoring.rules import get_rules
+from scoring.rules import MAX_BASE, get_rules
 from scoring.tiles import tile_index
 
 
@@ -229,6 +229,8 @@ class WinOutcome(StrictModel):
     kong_draw: StrictBool = False
     hot_discard: StrictBool = False
     robbed_kong: StrictBool = False
+    first_draw: StrictBool = Field(False, description="天胡/地胡: self-drawn on the winner's first draw (the dealer: "
+                                                      "his dealt 14); scores under the house rules tianhu/dihu")
 
 
 class DrawOutcome(StrictModel):
@@ -260,11 +262,15 @@ class SettleRequest(StrictModel):
     rules: RulesSpec = "gy-normal"
     dealer: Seat = 0
     streak: StrictInt = Field(1, ge=1, le=1000, description="连庄 count k, this hand included")
-    base: StrictInt | None = Field(None, ge=1, le=1_000_000, description="底分; default the rules' base")
+    base: StrictInt | None = Field(None, ge=1, le=MAX_BASE, description="底分; default (or null) the rules' base")
     players: list[PlayerIn] = Field(min_length=4, max_length=4)
     outcome: Outcome
     flipped: Tile | None = Field(None, description="翻鸡 indicator F; null when the wall was empty")
     first_1s: FirstOneS | None = None
+    first_8p: FirstOneS | None = Field(None, description="the first discarded 8p: a 冲锋鸡 under the house rule "
+                                                          "wuguji_chongfeng")
+    gen_zhuang: StrictBool = Field(False, description="跟庄: the dealer's first discard was followed by all three; "
+                                                      "paid under the house rule genzhuang")
 
 
 class SettleResponse(OutModel):

@@ -43,9 +43,12 @@ MeldsSpec = Sequence[Meld | Mapping[str, Any]]
 
 
 def _as_tiles(tiles: str | Iterable[str]) -> list[str]:
-    """MPSZ text or tile names → validated tile names."""
+    """MPSZ text or tile names → validated tile names; ``TypeError`` for anything else (None, a number)."""
     if isinstance(tiles, str):
         return parse_tiles(tiles)
+    if isinstance(tiles, (bytes, Mapping)) or not isinstance(tiles, Iterable):
+        raise TypeError(f"tiles must be MPSZ text such as '123m456p' or a list of tile names, "
+                        f"not {type(tiles).__name__}")
     names = list(tiles)
     for t in names:
         tile_index(t)
@@ -58,9 +61,13 @@ def is_qing(counts: Sequence[int], melds: Sequence[Meld]) -> bool:
     return len(suits) == 1
 
 
-def _base_candidates(dec: Decomposition, counts: Sequence[int], rules: Rules, win_index: int | None) -> list[str]:
+def _base_candidates(dec: Decomposition, counts: Sequence[int], rules: Rules, win_index: int | None,
+                     melds: Sequence[Meld]) -> list[str]:
     """Base shapes one reading supports, in order of preference on equal fan."""
     if dec.kind == "standard":
+        if len(melds) == 4 and rules.dadiaoche:
+            # 大吊车 (house rule): four melds laid and the pair won alone; one value, 清 or not (P1).
+            return ["daduizi", "dadiaoche"]
         return ["pinghu" if dec.has_run else "daduizi"]
     quads = [i for i, c in enumerate(counts) if c == 4]
     if rules.long_needs_win_tile:
@@ -102,8 +109,8 @@ def _classify(names: Sequence[str], meld_list: Sequence[Meld], rules: Rules,
     qing = is_qing(counts, meld_list)
     scored = []  # (fan, -order, key, base, decomposition index)
     for d_index, dec in enumerate(decs):
-        for base in _base_candidates(dec, counts, rules, win_index):
-            key = QING_OF[base] if qing else base
+        for base in _base_candidates(dec, counts, rules, win_index, meld_list):
+            key = QING_OF[base] if qing and base in QING_OF else base
             scored.append((rules.fan(key), -len(scored), key, base, d_index))
     fan, _, key, base, best = max(scored)
     ordered = [decs[best]] + [d for i, d in enumerate(decs) if i != best]
@@ -166,23 +173,28 @@ def _gate(key: str, meld_list: Sequence[Meld], *, hot_discard: bool, robbed_kong
 
 
 def win_value(hand_type: HandType, rules: RulesSpec, *, self_drawn: bool, kong_draw: bool = False,
-              bao_ting: bool = False) -> tuple[int, list[str]]:
+              bao_ting: bool = False, first_draw: str | None = None) -> tuple[int, list[str]]:
     """Win value W (RULES.md §3.2) from the type fan T, with one explanation line per step.
 
-    自摸 bonus per ``rules.zimo_bonus`` (pinghu_only: 平胡自摸 = 2; none; all_plus1), 杠上花 (win on a kong
-    replacement draw) + ``gangkai_bonus``, 报听 winner (declared ready) max/add/replace with Q. A 抢杠 win
-    counts as 自摸 here: pass ``self_drawn=True``.
+    天胡/地胡 (house rule, ``first_draw`` = "tianhu" or "dihu"): max with or added to T per
+    ``rules.tiandi_mode`` when its value is on; 自摸 bonus per ``rules.zimo_bonus`` (pinghu_only: 平胡自摸 = 2;
+    none; all_plus1), 杠上花 (win on a kong replacement draw) + ``gangkai_bonus``, 报听 winner (declared
+    ready) max/add/replace with Q. A 抢杠 win counts as 自摸 here: pass ``self_drawn=True``.
     """
     if kong_draw and not self_drawn:
         raise ValueError("杠上花 (kong_draw) is a self-drawn win: it needs self_drawn")
-    return _value(hand_type, get_rules(rules), self_drawn=self_drawn, kong_draw=kong_draw, bao_ting=bao_ting)
+    return _value(hand_type, get_rules(rules), self_drawn=self_drawn, kong_draw=kong_draw, bao_ting=bao_ting,
+                  first_draw=first_draw)
 
 
-def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bool,
-           bao_ting: bool) -> tuple[int, list[str]]:
+def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bool, bao_ting: bool,
+           first_draw: str | None = None) -> tuple[int, list[str]]:
     """:func:`win_value` under parsed rules."""
     w = hand_type.fan
     lines = [f"{hand_type.label()}: {w} fan"]
+    if first_draw is not None:
+        w, line = _first_draw(rules, first_draw, w)
+        lines.append(line)
     if self_drawn:
         w, line = _zimo_bonus(hand_type, rules, w)
         lines.append(line)
@@ -203,6 +215,21 @@ def _zimo_bonus(hand_type: HandType, rules: Rules, w: int) -> tuple[int, str]:
     if rules.zimo_bonus == "pinghu_only":
         return w, "自摸 (self-drawn): no bonus above 平胡 (plain win)"
     return w, "自摸 (self-drawn): no bonus under these rules"
+
+
+_FIRST_DRAW = {"tianhu": "天胡 (heavenly win: the dealer's dealt 14 tiles)",
+               "dihu": "地胡 (earthly win: self-drawn on a non-dealer's first draw)"}
+
+
+def _first_draw(rules: Rules, kind: str, w: int) -> tuple[int, str]:
+    """天胡/地胡 (house rules, docs/house-rules.md): off when its value is 0."""
+    value = rules.tianhu if kind == "tianhu" else rules.dihu
+    name = _FIRST_DRAW[kind]
+    if not value:
+        return w, f"{name}: not played under these rules (0)"
+    if rules.tiandi_mode == "add":
+        return w + value, f"{name}: +{value} → {w + value}"
+    return max(w, value), f"{name}: max({w}, {value}) → {max(w, value)}"
 
 
 def _bao_ting(rules: Rules, w: int) -> tuple[int, str]:
@@ -228,6 +255,17 @@ def _context(context: Mapping[str, Any]) -> dict[str, bool]:
     return {k: bool(context.get(k, False)) for k in CONTEXT_KEYS}
 
 
+def _check_hand_context(melds: Sequence[Meld], ctx: Mapping[str, bool]) -> None:
+    """Reject flags the melds make impossible (the same refusals as ``scoring.settle``)."""
+    if ctx["kong_draw"] and not any(m.is_kong for m in melds):
+        raise ValueError("杠上花 (kong_draw, win on a kong replacement draw) needs a kong among the melds")
+    if ctx["bao_ting"] and melds:
+        # S4: after 报听 "不能換牌 … 也不能碰、槓牌" — no pong and no kong of any kind, a concealed kong
+        # included (declaring it draws a replacement and changes the locked hand).
+        raise ValueError("报听 (bao_ting, declared ready at the start) locks the hand: no 碰/杠 (pong/kong), "
+                         "so a 报听 hand has no melds")
+
+
 def _check_win_context(self_drawn: bool, ctx: Mapping[str, bool]) -> None:
     """Reject flag combinations that cannot happen at a table."""
     if ctx["kong_draw"] and not self_drawn:
@@ -250,9 +288,13 @@ def analyze_hand(concealed: str | Iterable[str], win_tile: str | None = None, me
     reading and whether the win may be taken on a discard. Without it: a :class:`WaitAnalysis`, whether the hand
     is 叫牌 (ready) and, per wait, its type and values. Context flags: ``kong_draw`` (杠上花), ``hot_discard``
     (热炮), ``robbed_kong`` (抢杠), ``bao_ting`` (the player declared 报听), ``discarder_bao_ting``.
-    ``ValueError`` on malformed input; a hand that simply is not a win is reported with ``win`` false.
+    ``ValueError`` on malformed input or flags that cannot happen (杠上花 without a kong, 报听 with melds, a
+    non-boolean flag); ``TypeError`` when ``concealed`` or ``melds`` is not tiles / a list at all. A hand that
+    simply is not a win is reported with ``win`` false.
     """
     ctx = _context(context)
+    if not isinstance(self_drawn, bool):
+        raise ValueError(f"self_drawn (自摸) takes true or false, not {self_drawn!r}")
     rules_obj = get_rules(rules)
     meld_list = parse_melds(melds)
     names = _as_tiles(concealed)
@@ -260,9 +302,11 @@ def analyze_hand(concealed: str | Iterable[str], win_tile: str | None = None, me
         if len(names) + 3 * len(meld_list) == 14:
             raise ValueError("14 tiles given without a winning tile: pass the winning tile separately "
                              "(win_tile / --win) and leave it out of the concealed tiles")
+        _check_hand_context(meld_list, ctx)
         return _analyze_waiting(names, meld_list, rules_obj, ctx)
     tile_index(win_tile)
     _check_win_context(self_drawn, ctx)
+    _check_hand_context(meld_list, ctx)
     return _analyze_win(names, win_tile, meld_list, self_drawn, rules_obj, ctx)
 
 

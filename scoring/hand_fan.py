@@ -32,13 +32,32 @@ def hand_transfers(table: Table, ting: list[bool], waits: list[list[str]]) -> Ha
     """Hand-fan transfers. ``ting[p]``: p is 叫牌; ``waits[p]``: the waits that count for p (查叫)."""
     outcome = table.outcome
     if isinstance(outcome, Win):
-        return _win(table, outcome)
-    if isinstance(outcome, Draw):
-        return _draw(table, ting, waits)
-    if isinstance(outcome, PassLockPenalty):
-        return _pass_lock(table, outcome)
-    assert isinstance(outcome, FalseWin)
-    return _false_win(table, outcome)
+        result = _win(table, outcome)
+    elif isinstance(outcome, Draw):
+        result = _draw(table, ting, waits)
+    elif isinstance(outcome, PassLockPenalty):
+        result = _pass_lock(table, outcome)
+    else:
+        assert isinstance(outcome, FalseWin)
+        result = _false_win(table, outcome)
+    if table.gen_zhuang:
+        _gen_zhuang(table, result)
+    return result
+
+
+def _gen_zhuang(table: Table, result: HandFan) -> None:
+    """跟庄 (开局跟, house rule): the dealer's first discard was followed by all three others, so the dealer
+    pays each of them ``rules.genzhuang`` — whatever the outcome, since it happened at the start (P1: 4)."""
+    value, dealer = table.rules.genzhuang, table.dealer
+    if not value:
+        result.lines.append("跟庄 (the dealer's first discard followed by all three): not played under these rules")
+        return
+    result.lines.append(f"跟庄 (the dealer's first discard followed by all three): P{dealer} pays each other "
+                        f"player {value}")
+    for p in range(SEATS):
+        if p != dealer:
+            result.transfers.append(Transfer(dealer, p, value, "hand", f"跟庄 (dealer's first discard followed by "
+                                                                     f"all three): P{dealer} pays P{p} {value}"))
 
 
 def _type_name(hand_type: HandType) -> str:
@@ -59,7 +78,8 @@ Judged = tuple[HandType, int, list[str]]  # hand type, W, explanation lines
 
 
 def _judge(table: Table, seat: int, win_tile: str, *, self_drawn: bool, discarder: int | None = None,
-           kong_draw: bool = False, hot_discard: bool = False, robbed_kong: bool = False) -> Judged:
+           kong_draw: bool = False, hot_discard: bool = False, robbed_kong: bool = False,
+           first_draw: bool = False) -> Judged:
     """Hand type and W of a seat's win on ``win_tile``; ``ValueError`` when it is no legal win."""
     rules, player = table.rules, table.players[seat]
     hand_type = classify_win([*player.concealed, win_tile], list(player.melds), rules, win_tile)
@@ -74,8 +94,9 @@ def _judge(table: Table, seat: int, win_tile: str, *, self_drawn: bool, discarde
         if not allowed:
             raise ValueError(f"P{seat} cannot win on P{discarder}'s {win_tile}: {why}")
         gate.append(f"胡牌通行证 (kong gate): {why}")
+    heavenly = ("tianhu" if seat == table.dealer else "dihu") if first_draw else None
     value, lines = win_value(hand_type, rules, self_drawn=self_drawn, kong_draw=kong_draw,
-                             bao_ting=player.bao_ting)
+                             bao_ting=player.bao_ting, first_draw=heavenly)
     return hand_type, value, gate + lines
 
 
@@ -84,7 +105,8 @@ def _win(table: Table, win: Win) -> HandFan:
     for w in win.winners:
         hand_type, value, why = _judge(
             table, w, win.win_tile, self_drawn=win.self_drawn or win.robbed_kong, discarder=win.discarder,
-            kong_draw=win.kong_draw, hot_discard=win.hot_discard, robbed_kong=win.robbed_kong)
+            kong_draw=win.kong_draw, hot_discard=win.hot_discard, robbed_kong=win.robbed_kong,
+            first_draw=win.first_draw)
         result.winners[w] = WinnerFan(hand_type, value)
         how = "自摸 (self-drawn)" if win.self_drawn else (
             f"抢杠 (robbing P{win.discarder}'s kong)" if win.robbed_kong else f"on P{win.discarder}'s discard")
@@ -167,8 +189,8 @@ def _draw(table: Table, ting: list[bool], waits: list[list[str]]) -> HandFan:
             hand_type = classify_win([*player.concealed, tile], list(player.melds), rules, tile)
             if hand_type is not None and hand_type.fan > best:
                 best, best_tile, best_type = hand_type.fan, tile, hand_type
-        what = (f"best wait {best_tile} → {_type_name(best_type)} {best}" if best_type
-                else "报听 (declared ready) without a wait, fan 0")
+        assert best_type is not None  # 叫牌 at a draw means a counted wait (settle._ting)
+        what = f"best wait {best_tile} → {_type_name(best_type)} {best}"
         for q in range(SEATS):
             if ting[q]:
                 continue

@@ -21,6 +21,9 @@ MELD_TYPES: dict[str, tuple[str, str, int]] = {
 }
 
 
+MELD_KEYS = frozenset({"type", "tile", "from", "late"})
+
+
 @dataclass(frozen=True)
 class Meld:
     type: str
@@ -55,6 +58,10 @@ def parse_meld(obj: Meld | Mapping[str, Any]) -> Meld:
         return obj
     if not isinstance(obj, Mapping):
         raise ValueError(f"a meld must be an object like {{'type': 'pong', 'tile': '5m'}}, not {obj!r}")
+    unknown = sorted(map(repr, set(obj) - MELD_KEYS))
+    if unknown:
+        # A misspelt key ("form" for "from") would otherwise be dropped without a word.
+        raise ValueError(f"unknown key(s) {', '.join(unknown)} in a meld; allowed: {', '.join(sorted(MELD_KEYS))}")
     kind = obj.get("type")
     if not isinstance(kind, str) or kind not in MELD_TYPES:
         raise ValueError(f"meld type must be one of {', '.join(MELD_TYPES)}, not {kind!r}")
@@ -72,6 +79,6 @@ def parse_meld(obj: Meld | Mapping[str, Any]) -> Meld:
 def parse_melds(objs: Iterable[Meld | Mapping[str, Any]] | None) -> list[Meld]:
     if objs is None:
         return []
-    if isinstance(objs, (str, bytes, Mapping)):
-        raise ValueError("melds must be a list of meld objects")
+    if isinstance(objs, (str, bytes, Mapping)) or not isinstance(objs, Iterable):
+        raise TypeError(f"melds must be a list of meld objects, not {type(objs).__name__}")
     return [parse_meld(o) for o in objs]

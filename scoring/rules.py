@@ -22,6 +22,8 @@ HAND_TYPES: dict[str, tuple[str, str]] = {
     "qingqidui": ("清七对", "one suit, seven pairs"),
     "qinglongbei": ("清龙七对", "one suit, seven pairs with a concealed four"),
     "qingshuanglong": ("清双龙七对", "one suit, seven pairs with two concealed fours"),
+    # House rule (docs/house-rules.md), scored only when ``Rules.dadiaoche`` > 0; no row in the fan tables.
+    "dadiaoche": ("大吊车", "four melds laid, won on a single wait for the pair"),
 }
 
 FAN_TABLES: dict[str, dict[str, int]] = {
@@ -77,10 +79,25 @@ class Rules:
     long_needs_win_tile: bool = False
     dead_wait_counts: bool = True
     pass_lock: str = "penalty"  # penalty | forbid
-    base: int = 1  # 底分
+    base: int = 1  # 底分, 1..MAX_BASE
+    # 一炮多响 on a chicken: the one shared winning tile counts for the first winner from the discarder's 下家
+    # (first) or, as before, for every winner (each).
+    yipao_chicken: str = "first"
+    zeren_scope: str = "first"  # 责任鸡: only the first claimed 1s (first) or every claimed 1s (all)
+    # House rules (docs/house-rules.md), all off by default.
+    dadiaoche: int = 0  # 大吊车 / 单吊 fan (P1 17, app tables 10); 0 = off
+    tianhu: int = 0  # 天胡 (dealer wins on his dealt 14) fan; 0 = off
+    dihu: int = 0  # 地胡 (a non-dealer self-draws on his first draw) fan; 0 = off
+    tiandi_mode: str = "max"  # 天胡/地胡 replace a smaller type (max, P1) or add to it (add, P3 +20)
+    genzhuang: int = 0  # 跟庄 (开局跟): the dealer pays each other player this much; 0 = off
+    wuguji_chongfeng: bool = False  # the first discarded 8p is a 冲锋鸡 too (needs wuguji)
+    bao_ji_shared: bool = False  # a fixed chicken in a non-叫牌 river is paid by every non-叫牌 player
+    chongfeng_moves: bool = False  # a claimed 冲锋鸡 moves to a 叫牌 claimer, else stays with the discarder
 
     def fan(self, hand_type: str) -> int:
-        """Fan of a hand-type key under this rule set's table."""
+        """Fan of a hand-type key under this rule set's table (大吊车: the house-rule value)."""
+        if hand_type == "dadiaoche":
+            return self.dadiaoche
         return FAN_TABLES[self.fan_table][hand_type]
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,7 +123,12 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "huang_dealer": ("s2", "qq", "stay"),
     "yipao_dealer": ("gy", "lps"),
     "pass_lock": ("penalty", "forbid"),
+    "yipao_chicken": ("first", "each"),
+    "zeren_scope": ("first", "all"),
+    "tiandi_mode": ("max", "add"),
 }
+
+MAX_BASE = 1_000_000  # 底分 bound: totals stay exact integers in a browser (below 2**53)
 
 
 def get_rules(spec: str | dict[str, Any] | Rules | None = "gy-normal") -> Rules:
@@ -138,13 +160,25 @@ def get_rules(spec: str | dict[str, Any] | Rules | None = "gy-normal") -> Rules:
         elif isinstance(current, bool):
             if not isinstance(value, bool):
                 raise ValueError(f"rules key {key!r} takes true or false, not {value!r}")
+        elif key == "base":
+            value = check_base(value, "rules key 'base' (底分)")
         elif isinstance(current, int):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"rules key {key!r} takes a whole number ≥ 0, not {value!r}")
         elif key in _CHOICES and value not in _CHOICES[key]:
             raise ValueError(f"rules key {key!r} takes one of {', '.join(_CHOICES[key])}, not {value!r}")
         clean[key] = value
-    return dataclasses.replace(rules, **clean)
+    result = dataclasses.replace(rules, **clean)
+    if result.wuguji_chongfeng and not result.wuguji:
+        raise ValueError("rules key 'wuguji_chongfeng' (the first 8p as a 冲锋鸡) needs 'wuguji' (乌骨鸡) on")
+    return result
+
+
+def check_base(value: Any, where: str = "base (底分)") -> int:
+    """底分 (base stake): a whole number 1..MAX_BASE; 0 would zero every payment, a huge one lose precision."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_BASE:
+        raise ValueError(f"{where} must be a whole number from 1 to {MAX_BASE:,}, not {value!r}")
+    return value
 
 
 def _whole(v: Any) -> int:

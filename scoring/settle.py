@@ -11,7 +11,9 @@ The state is the JSON form of the table at the end of a hand (RULES.md §10)::
               | {"type": "draw"}
               | {"type": "pass_lock_penalty", "player": 2, "win_tile": "5p"}   # 包牌 (过水)
               | {"type": "false_win", "player": 2},                            # 诈胡
-     "flipped": "4m" | null, "first_1s": {"discarder": 2, "claimed_by": null} | null}
+     "flipped": "4m" | null, "first_1s": {"discarder": 2, "claimed_by": null} | null,
+     # house-rule input (docs/house-rules.md): "first_draw": true in a win outcome (天胡/地胡),
+     "gen_zhuang": false, "first_8p": {"discarder": 3, "claimed_by": null} | null}   # 跟庄, first 8p
 
 A winner's ``concealed`` excludes the winning tile. A ``"rules"`` key in the state wins over the ``rules``
 argument; ``"base"`` in the state wins over the rules' 底分. The result holds the itemized ledger (amounts
@@ -73,16 +75,19 @@ def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
 
 
 def _ting(table: Table, counted: list[list[str]]) -> list[bool]:
-    """叫牌 (ready) at settlement: winners, 报听 players, and anyone with a counted wait (§2)."""
+    """叫牌 (ready) at settlement: winners and anyone with a counted wait (§2, §10: computed from the tiles).
+
+    A 报听 flag does not make a hand ready: a player who declared 报听 but whose tiles wait on nothing is not
+    叫牌 (he would otherwise escape his 查叫 payment at 黄牌)."""
     outcome = table.outcome
     winners = outcome.winners if isinstance(outcome, Win) else ()
-    return [seat in winners or player.bao_ting or bool(counted[seat])
-            for seat, player in enumerate(table.players)]
+    return [seat in winners or bool(counted[seat]) for seat in range(SEATS)]
 
 
 def _ting_line(ting: list[bool], table: Table) -> str:
     ready = [f"P{s}" + (" (报听)" if table.players[s].bao_ting else "") for s in range(SEATS) if ting[s]]
-    not_ready = [f"P{s}" for s in range(SEATS) if not ting[s]]
+    not_ready = [f"P{s}" + (" (declared 报听 but not ready)" if table.players[s].bao_ting else "")
+                 for s in range(SEATS) if not ting[s]]
     return f"叫牌 (ready): {', '.join(ready) or 'nobody'}; not 叫牌: {', '.join(not_ready) or 'nobody'}"
 
 

@@ -5,7 +5,10 @@ readable message for anything that does not fit: unknown keys, wrong types, seat
 a fifth copy of a tile anywhere on the table, or an outcome that contradicts itself.
 
 Precedence: a ``"rules"`` key inside the state wins over the ``rules`` argument; a ``"base"`` key (底分) inside
-the state wins over the base of the rules.
+the state wins over the base of the rules (``"base": null`` = not given). Inputs that only house rules use
+(docs/house-rules.md): ``"gen_zhuang": true`` (跟庄), ``"first_8p"`` (the first discarded 8p, as ``first_1s``),
+``"first_draw": true`` in a win outcome (天胡/地胡); they are accepted under any rules and score only when
+their switch is on.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.melds import Meld, parse_melds
-from scoring.rules import Rules, get_rules
+from scoring.rules import Rules, check_base, get_rules
 from scoring.tiles import TILES, parse_tiles, tile_index, to_counts
 
 SEATS = 4
@@ -48,6 +51,7 @@ class Win:
     kong_draw: bool = False  # 杠上花: self-drawn on a kong replacement
     hot_discard: bool = False  # 热炮: the discarder's first discard after his kong
     robbed_kong: bool = False  # 抢杠: won on the 4th tile of the discarder's 转弯豆
+    first_draw: bool = False  # 天胡/地胡: self-drawn on the winner's first draw (the dealer: his dealt 14)
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,8 @@ Outcome = Win | Draw | PassLockPenalty | FalseWin
 
 @dataclass(frozen=True)
 class FirstOneS:
-    """The first 1s discarded this hand (冲锋鸡 if it stays in the river, 责任鸡 if claimed)."""
+    """The first 1s (or, for ``first_8p``, 8p) discarded this hand (冲锋鸡 if it stays in the river, 责任鸡 if
+    a 1s is claimed)."""
 
     discarder: int
     claimed_by: int | None = None
@@ -90,6 +95,8 @@ class Table:
     outcome: Outcome
     flipped: str | None = None  # 翻鸡 indicator F; None = no flip (wall empty, last tile, no winner)
     first_1s: FirstOneS | None = None
+    first_8p: FirstOneS | None = None  # the first discarded 8p: a 冲锋鸡 under the house rule wuguji_chongfeng
+    gen_zhuang: bool = False  # 跟庄 (开局跟): the dealer's first discard was followed by all three others
 
     def hand(self, seat: int) -> list[str]:
         """The concealed tiles of a seat, with the winning tile added for a winner."""
@@ -100,17 +107,22 @@ class Table:
 
     def first_1s_is_win_tile(self) -> bool:
         """The first discarded 1s was the winning tile of a 点炮: just a chicken in the winner's hand (P4)."""
-        first, win = self.first_1s, self.outcome
+        return self.first_is_win_tile(self.first_1s, "1s")
+
+    def first_is_win_tile(self, first: FirstOneS | None, tile: str) -> bool:
+        """The first discarded ``tile`` (1s or 8p) was the winning tile of a 点炮."""
+        win = self.outcome
         return (first is not None and isinstance(win, Win) and win.discarder == first.discarder
-                and win.win_tile == "1s" and not win.robbed_kong
+                and win.win_tile == tile and not win.robbed_kong
                 and (first.claimed_by is None or first.claimed_by in win.winners))
 
 
-_STATE_KEYS = {"rules", "dealer", "streak", "players", "outcome", "flipped", "first_1s", "base"}
+_STATE_KEYS = {"rules", "dealer", "streak", "players", "outcome", "flipped", "first_1s", "base", "first_8p",
+               "gen_zhuang"}
 _PLAYER_KEYS = {"concealed", "melds", "river", "bao_ting"}
-_MELD_KEYS = {"type", "tile", "from", "late"}
 _OUTCOME_KEYS = {
-    "win": {"type", "winners", "win_tile", "self_drawn", "discarder", "kong_draw", "hot_discard", "robbed_kong"},
+    "win": {"type", "winners", "win_tile", "self_drawn", "discarder", "kong_draw", "hot_discard", "robbed_kong",
+            "first_draw"},
     "draw": {"type"},
     "pass_lock_penalty": {"type", "player", "win_tile"},
     "false_win": {"type", "player"},
@@ -121,8 +133,8 @@ def parse_table(state: Any, rules: str | Mapping[str, Any] | Rules | None = "gy-
     """Validate a table state (JSON form, see module doc) into a :class:`Table`."""
     obj = _object(state, "the table state", _STATE_KEYS, required=("players", "outcome"))
     rule_set = get_rules(rules if obj.get("rules") is None else obj["rules"])
-    if "base" in obj:
-        rule_set = dataclasses.replace(rule_set, base=_whole(obj["base"], "base (底分)", minimum=1))
+    if obj.get("base") is not None:
+        rule_set = dataclasses.replace(rule_set, base=check_base(obj["base"]))
     dealer = _seat(obj.get("dealer", 0), "dealer")
     streak = _whole(obj.get("streak", 1), "streak (连庄 count k)", minimum=1)
     raw_players = obj["players"]
@@ -133,7 +145,9 @@ def parse_table(state: Any, rules: str | Mapping[str, Any] | Rules | None = "gy-
     outcome = _outcome(obj["outcome"])
     flipped = None if obj.get("flipped") is None else _tile(obj["flipped"], "flipped (翻鸡 indicator)")
     first_1s = _first_1s(obj.get("first_1s"))
-    table = Table(rule_set, dealer, streak, players, outcome, flipped, first_1s)
+    first_8p = _first_1s(obj.get("first_8p"), "first_8p")
+    gen_zhuang = _flag(obj.get("gen_zhuang", False), "gen_zhuang (跟庄)")
+    table = Table(rule_set, dealer, streak, players, outcome, flipped, first_1s, first_8p, gen_zhuang)
     _check_table(table)
     return table
 
@@ -198,9 +212,6 @@ def _player(value: Any, seat: int) -> Player:
     raw_melds = obj.get("melds") or []
     if not isinstance(raw_melds, list):
         raise ValueError(f"{where} melds must be a list of meld objects, not {type(raw_melds).__name__}")
-    for meld in raw_melds:
-        if isinstance(meld, Mapping):
-            _object(meld, f"{where} meld", _MELD_KEYS)
     try:
         melds = parse_melds(raw_melds)
     except ValueError as exc:
@@ -236,20 +247,22 @@ def _outcome(value: Any) -> Outcome:
         raise ValueError(f"winners lists a seat twice: {list(winners)}")
     discarder = obj.get("discarder")
     discarder = None if discarder is None else _seat(discarder, "discarder")
-    self_drawn = _flag(obj.get("self_drawn", discarder is None), "self_drawn (自摸)")
+    given = obj.get("self_drawn")  # null = not given, as the API schema reads it
+    self_drawn = discarder is None if given is None else _flag(given, "self_drawn (自摸)")
     return Win(winners=winners, win_tile=_tile(obj["win_tile"], "win_tile"), self_drawn=self_drawn,
                discarder=discarder, kong_draw=_flag(obj.get("kong_draw", False), "kong_draw (杠上花)"),
                hot_discard=_flag(obj.get("hot_discard", False), "hot_discard (热炮)"),
-               robbed_kong=_flag(obj.get("robbed_kong", False), "robbed_kong (抢杠)"))
+               robbed_kong=_flag(obj.get("robbed_kong", False), "robbed_kong (抢杠)"),
+               first_draw=_flag(obj.get("first_draw", False), "first_draw (天胡/地胡)"))
 
 
-def _first_1s(value: Any) -> FirstOneS | None:
+def _first_1s(value: Any, where: str = "first_1s") -> FirstOneS | None:
     if value is None:
         return None
-    obj = _object(value, "first_1s", {"discarder", "claimed_by"}, required=("discarder",))
+    obj = _object(value, where, {"discarder", "claimed_by"}, required=("discarder",))
     claimed_by = obj.get("claimed_by")
-    return FirstOneS(_seat(obj["discarder"], "first_1s discarder"),
-                     None if claimed_by is None else _seat(claimed_by, "first_1s claimed_by"))
+    return FirstOneS(_seat(obj["discarder"], f"{where} discarder"),
+                     None if claimed_by is None else _seat(claimed_by, f"{where} claimed_by"))
 
 
 # ---- cross checks --------------------------------------------------------------------------------------------
@@ -271,7 +284,8 @@ def _check_table(table: Table) -> None:
         own = to_counts([*_table_tiles(table, outcome.player), outcome.win_tile])
         if max(own) > 4:
             raise ValueError(f"P{outcome.player} cannot win on {outcome.win_tile}: all 4 copies are in his own tiles")
-    _check_first_1s(table)
+    _check_first(table, table.first_1s, "1s", "first_1s")
+    _check_first(table, table.first_8p, "8p", "first_8p")
 
 
 def table_counts(table: Table) -> list[int]:
@@ -322,7 +336,11 @@ def _check_win(table: Table, win: Win) -> None:
                              "not self-drawn")
         if win.kong_draw and not table.players[win.winners[0]].kongs:
             raise ValueError(f"杠上花 (win on a kong replacement) needs a kong of P{win.winners[0]}")
+        if win.first_draw:
+            _check_first_draw(table, win)
         return
+    if win.first_draw:
+        raise ValueError("first_draw (天胡/地胡) is a self-drawn win on the first draw; self_drawn must be true")
     if win.kong_draw:
         raise ValueError("杠上花 (kong_draw) is a self-drawn win; self_drawn must be true")
     if d is None:
@@ -339,20 +357,34 @@ def _check_win(table: Table, win: Win) -> None:
                          f"(list the robbed 转弯豆 as a pong)")
 
 
-def _check_first_1s(table: Table) -> None:
-    first = table.first_1s
+def _check_first_draw(table: Table, win: Win) -> None:
+    """天胡/地胡: nothing laid and nothing discarded by the winner before his first draw."""
+    w = win.winners[0]
+    player = table.players[w]
+    if win.kong_draw or player.melds:
+        raise ValueError(f"first_draw (天胡/地胡): P{w} won on his first draw, so he cannot have melds or a kong "
+                         f"replacement draw")
+    if player.river:
+        raise ValueError(f"first_draw (天胡/地胡): P{w} won on his first draw, so his river must be empty")
+    if w == table.dealer and any(p.river or p.melds for p in table.players):
+        raise ValueError("first_draw as the dealer (天胡) is a win on the dealt 14 tiles, before any discard: "
+                         "every river and meld must be empty")
+
+
+def _check_first(table: Table, first: FirstOneS | None, tile: str, where: str) -> None:
+    """The first discarded ``tile`` is in its discarder's river, or in the claimer's pong/kong, or won on."""
     if first is None:
         return
     d, r = first.discarder, first.claimed_by
-    won_on_it = table.first_1s_is_win_tile()
+    won_on_it = table.first_is_win_tile(first, tile)
     if r is None:
-        if "1s" not in table.players[d].river and not won_on_it:
-            raise ValueError(f"first_1s: P{d} discarded the first 1s, but it is not in P{d}'s river; "
+        if tile not in table.players[d].river and not won_on_it:
+            raise ValueError(f"{where}: P{d} discarded the first {tile}, but it is not in P{d}'s river; "
                              f"give claimed_by if someone took it")
         return
     if r == d:
-        raise ValueError(f"first_1s: P{d} cannot claim his own discard")
+        raise ValueError(f"{where}: P{d} cannot claim his own discard")
     if won_on_it:
         return
-    if not any(m.tile == "1s" and m.type in ("pong", "kong", "added_kong") for m in table.players[r].melds):
-        raise ValueError(f"first_1s: P{r} claimed the first 1s, so P{r} needs a pong or kong of 1s")
+    if not any(m.tile == tile and m.type in ("pong", "kong", "added_kong") for m in table.players[r].melds):
+        raise ValueError(f"{where}: P{r} claimed the first {tile}, so P{r} needs a pong or kong of {tile}")

@@ -1,0 +1,203 @@
+"""Tables that keep score: /v1/tables (a table, its rounds, undo, edit, export) and /v1/profiles (house rules).
+
+Plain ``def`` routes: FastAPI runs them in its thread pool, where the database calls block. The store is
+``app.state.tables`` (:class:`api.table_store.LazyStore`). Errors use the project's one shape; a stale write
+gets 409 with the table as it is now next to the error, so the client can reload and retry.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
+
+from api.errors import ApiError, error_body
+from api.responses import ErrorResponse
+from api.table_schemas import (
+    ProfileIn,
+    ProfileList,
+    ProfileOut,
+    RoundAdded,
+    RoundList,
+    RoundOut,
+    RoundPost,
+    StaleTable,
+    TableCreate,
+    TableList,
+    TableOut,
+    TableUpdated,
+)
+from tables import (
+    IdempotencyKeyReused,
+    ProfileNotFound,
+    RoundNotFound,
+    StaleVersion,
+    StoreUnavailable,
+    TableNotFound,
+    TableStore,
+)
+from tables.export import to_csv, to_json
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorResponse, "description": "no such table, round or profile"},
+    409: {"model": StaleTable, "description": "stale expected_version: the current table comes with the error"},
+    422: {"model": ErrorResponse, "description": "invalid input, with the reason; nothing was changed"},
+    503: {"model": ErrorResponse, "description": "the database cannot be reached"}}
+
+router = APIRouter(prefix="/v1", tags=["tables"], responses=ERRORS)
+ExpectedVersion = Annotated[int, Query(ge=1, description="the table version this change was based on")]
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=200,
+                                              description="a retry with the same key stores the round once")]
+_KEY = re.compile(r"[\x21-\x7e]{1,200}")
+
+
+def _store(request: Request) -> TableStore:
+    try:
+        return request.app.state.tables.get()
+    except StoreUnavailable as exc:
+        raise ApiError(503, "database_unavailable", str(exc)) from None
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """The store's exceptions → HTTP answers; every path leaves the stored table unchanged."""
+    try:
+        yield
+    except (TableNotFound, RoundNotFound, ProfileNotFound) as exc:
+        raise ApiError(404, "not_found", str(exc.args[0])) from None
+    except IdempotencyKeyReused as exc:
+        raise ApiError(422, "idempotency_key_reused", str(exc)) from None
+    except StoreUnavailable as exc:
+        raise ApiError(503, "database_unavailable", str(exc)) from None
+    except ValueError as exc:
+        raise ApiError(422, "invalid_round", str(exc)) from None
+
+
+def _stale(exc: StaleVersion) -> JSONResponse:
+    return JSONResponse({**error_body("stale_version", str(exc)), "table": exc.current.to_dict()}, status_code=409)
+
+
+def _round_json(req: RoundPost | Any) -> dict[str, Any]:
+    return req.round.model_dump(by_alias=True, exclude_unset=True)
+
+
+@router.post("/tables", status_code=201, response_model=TableOut, summary="Start a table of four players")
+def create_table(request: Request, req: TableCreate) -> TableOut:
+    """Four named players, their rules (a preset, ``{"preset", …overrides}``, or a saved house ``profile``)
+    and the first dealer (庄家)."""
+    store = _store(request)
+    with _errors():
+        table = store.create_table(req.name, req.players, req.rules, req.dealer, req.profile)
+    return TableOut.model_validate(table.to_dict())
+
+
+@router.get("/tables", response_model=TableList, summary="Tables, newest first")
+def list_tables(request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 20,
+                offset: Annotated[int, Query(ge=0)] = 0) -> TableList:
+    with _errors():
+        tables, total = _store(request).list_tables(limit, offset)
+    return TableList(tables=[TableOut.model_validate(t.to_dict()) for t in tables], total=total, limit=limit,
+                     offset=offset)
+
+
+@router.get("/tables/{table_id}", response_model=TableOut, summary="One table: totals, dealer, streak, version")
+def get_table(request: Request, table_id: str) -> TableOut:
+    with _errors():
+        return TableOut.model_validate(_store(request).get_table(table_id).to_dict())
+
+
+@router.delete("/tables/{table_id}", status_code=204, summary="Delete a table and its rounds")
+def delete_table(request: Request, table_id: str) -> Response:
+    with _errors():
+        _store(request).delete_table(table_id)
+    return Response(status_code=204)
+
+
+@router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundAdded,
+             summary="Add a round: settled, dealer and streak carried on, totals updated")
+def add_round(request: Request, table_id: str, req: RoundPost,
+              idempotency_key: IdempotencyKey = None) -> RoundAdded | JSONResponse:
+    """The ``/v1/settle`` body without rules, dealer, streak and base, plus the table version it was entered
+    against. A retry with the same ``Idempotency-Key`` stores the round once and gets the same answer."""
+    if idempotency_key is not None and not _KEY.fullmatch(idempotency_key):
+        raise ApiError(422, "invalid_request", "Idempotency-Key: 1 to 200 printable ASCII characters")
+    store = _store(request)
+    try:
+        with _errors():
+            answer, replayed = store.add_round(table_id, _round_json(req), req.expected_version, idempotency_key)
+    except StaleVersion as exc:
+        return _stale(exc)
+    headers = {"Idempotent-Replayed": "true"} if replayed else {}
+    return JSONResponse(RoundAdded.model_validate(answer).model_dump(mode="json", by_alias=True), status_code=201,
+                        headers=headers)
+
+
+@router.get("/tables/{table_id}/rounds", response_model=RoundList, summary="Every round with its settlement")
+def list_rounds(request: Request, table_id: str) -> RoundList:
+    with _errors():
+        rounds = _store(request).list_rounds(table_id)
+    return RoundList(rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds])
+
+
+@router.put("/tables/{table_id}/rounds/{number}", response_model=TableUpdated,
+            summary="Edit a round; later rounds are settled again")
+def replace_round(request: Request, table_id: str, number: int, req: RoundPost) -> TableUpdated | JSONResponse:
+    try:
+        with _errors():
+            table = _store(request).replace_round(table_id, number, _round_json(req), req.expected_version)
+    except StaleVersion as exc:
+        return _stale(exc)
+    return TableUpdated(table=TableOut.model_validate(table.to_dict()))
+
+
+@router.delete("/tables/{table_id}/rounds/{number}", response_model=TableUpdated,
+               summary="Undo any round; later rounds move up and are settled again")
+def remove_round(request: Request, table_id: str, number: int,
+                 expected_version: ExpectedVersion) -> TableUpdated | JSONResponse:
+    try:
+        with _errors():
+            table = _store(request).remove_round(table_id, number, expected_version)
+    except StaleVersion as exc:
+        return _stale(exc)
+    return TableUpdated(table=TableOut.model_validate(table.to_dict()))
+
+
+@router.get("/tables/{table_id}/export", summary="History as CSV (one row per round) or JSON",
+            responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
+def export(request: Request, table_id: str, format: Literal["csv", "json"] = "csv") -> Response:
+    store = _store(request)
+    with _errors():
+        table = store.get_table(table_id)
+        rounds = store.list_rounds(table_id)
+    filename = f"zhuoji-table-{table.id}.{format}"
+    headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+    if format == "csv":
+        return Response(to_csv(table, rounds), media_type="text/csv; charset=utf-8", headers=headers)
+    return Response(json.dumps(to_json(table, rounds), ensure_ascii=False), media_type="application/json",
+                    headers=headers)
+
+
+@router.put("/profiles/{name}", response_model=ProfileOut, summary="Save house rules under a name")
+def save_profile(request: Request, name: str, req: ProfileIn) -> ProfileOut:
+    """Rules given, or copied from a table (``{"table": id}``); a new table can start from them with
+    ``"profile": name``. Saving a name again replaces its rules (tables made from it keep their copy)."""
+    with _errors():
+        profile = _store(request).save_profile(name, req.rules, req.table)
+    return ProfileOut.model_validate(profile.to_dict())
+
+
+@router.get("/profiles", response_model=ProfileList, summary="Saved house rules")
+def list_profiles(request: Request) -> ProfileList:
+    with _errors():
+        return ProfileList(profiles=[ProfileOut.model_validate(p.to_dict()) for p in _store(request).list_profiles()])
+
+
+@router.get("/profiles/{name}", response_model=ProfileOut, summary="One saved house profile")
+def get_profile(request: Request, name: str) -> ProfileOut:
+    with _errors():
+        return ProfileOut.model_validate(_store(request).get_profile(name).to_dict())

@@ -1,0 +1,120 @@
+"""Pydantic models of the table API (``/v1/tables``, ``/v1/profiles``): what the page and the CLI send and get.
+
+A round is the ``/v1/settle`` body without ``rules``, ``dealer``, ``streak`` and ``base``: the table decides
+those (its rules; the dealer 庄家 and 连庄 streak carried from the rounds before).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, StrictInt, StrictStr
+
+from pipeline.models import (
+    ErrorBody,
+    FirstOneS,
+    Outcome,
+    OutModel,
+    PlayerIn,
+    RulesSpec,
+    Seat,
+    SettleResponse,
+    StrictModel,
+    Tile,
+)
+
+Name = StrictStr
+
+
+class RoundIn(StrictModel):
+    """One hand as it ended (RULES.md §10), without the keys the table decides."""
+
+    players: list[PlayerIn] = Field(min_length=4, max_length=4)
+    outcome: Outcome
+    flipped: Tile | None = Field(None, description="翻鸡 indicator F; null when the wall was empty")
+    first_1s: FirstOneS | None = None
+
+
+class TableCreate(StrictModel):
+    name: Name = Field(min_length=1, max_length=100, examples=["Friday at Ann's"])
+    players: list[Name] = Field(min_length=4, max_length=4, description="four names, seats 0..3 in turn order",
+                                examples=[["Ann", "Bo", "Cy", "Di"]])
+    rules: RulesSpec | None = Field(None, description="preset or {\"preset\", …overrides}; default gy-normal")
+    profile: Name | None = Field(None, max_length=60, description="start from a saved house profile instead of rules")
+    dealer: Seat = Field(0, description="who deals the first hand (庄家)")
+
+
+class TableOut(OutModel):
+    id: str
+    name: str
+    players: list[str]
+    rules: Any = Field(description="preset or {\"preset\", …overrides}, as given")
+    dealer: int = Field(description="who deals the next hand (庄家)")
+    streak: int = Field(description="连庄 count of the next hand: hands in a row this dealer deals, it included")
+    rounds: int = Field(description="rounds played")
+    totals: list[int] = Field(description="running totals per seat (fan × 底分), summing to zero")
+    version: int = Field(description="bumped by every write; send it back as expected_version")
+    created_at: str
+    updated_at: str
+
+
+class TableList(OutModel):
+    tables: list[TableOut] = Field(description="newest first")
+    total: int
+    limit: int
+    offset: int
+
+
+class RoundPost(StrictModel):
+    round: RoundIn
+    expected_version: StrictInt = Field(ge=1, description="the table version this round was entered against")
+
+
+class RoundAdded(OutModel):
+    number: int = Field(description="1-based round number")
+    settlement: SettleResponse
+    table: TableOut
+
+
+class RoundOut(OutModel):
+    number: int
+    round: dict[str, Any] = Field(description="as entered")
+    settlement: SettleResponse
+    dealer: int = Field(description="who dealt this round")
+    streak: int = Field(description="连庄 count of this round")
+    deltas: list[int] = Field(description="what each seat won or paid this round")
+    totals_after: list[int]
+    engine_version: str
+    created_at: str
+    updated_at: str
+
+
+class RoundList(OutModel):
+    rounds: list[RoundOut]
+
+
+class TableUpdated(OutModel):
+    table: TableOut
+
+
+class StaleTable(OutModel):
+    """409: someone else wrote first. ``table`` is the table as it is now."""
+
+    error: ErrorBody
+    table: TableOut
+
+
+class ProfileIn(StrictModel):
+    rules: RulesSpec | None = Field(None, description="preset or {\"preset\", …overrides}")
+    table: StrictStr | None = Field(None, max_length=16, description="copy the rules of this table instead")
+
+
+class ProfileOut(OutModel):
+    name: str
+    rules: Any
+    created_at: str
+    updated_at: str
+
+
+class ProfileList(OutModel):
+    profiles: list[ProfileOut]

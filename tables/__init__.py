@@ -1,0 +1,21 @@
+"""Tables that keep score: a four-player table's rounds, running totals and history in a database.
+
+``TableStore.open(url)`` connects (a SQLite file by default, PostgreSQL for several service replicas) and
+migrates the schema; the table logic itself is pure and lives in ``scoring.scorebook``.
+"""
+
+from tables.db import StoreUnavailable, default_database_url, describe
+from tables.repository import (
+    IdempotencyKeyReused,
+    Profile,
+    ProfileNotFound,
+    RoundNotFound,
+    RoundRecord,
+    StaleVersion,
+    TableNotFound,
+    TableRecord,
+    TableStore,
+)
+
+__all__ = ["IdempotencyKeyReused", "Profile", "ProfileNotFound", "RoundNotFound", "RoundRecord", "StaleVersion",
+           "StoreUnavailable", "TableNotFound", "TableRecord", "TableStore", "default_database_url", "describe"]

@@ -1,0 +1,423 @@
+"""The table store: tables, rounds and house profiles in a database, behind one small class.
+
+Every write is one transaction that reads the table, replays what changed through ``scoring.scorebook`` and
+writes the rounds and the table's new ``version`` together: a crash leaves the old table or the new one, never
+half a round. Concurrency is optimistic: a write names the version it was based on and gets
+:class:`StaleVersion` (with the current table) when another writer came first; the table row is locked
+(``FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite) so two writers never both pass that check.
+A round POST may carry an idempotency key: the first answer is stored and a retry gets it back unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from typing import Any
+
+import sqlalchemy as sa
+
+from scoring.rules import get_rules
+from scoring.scorebook import (
+    Carry,
+    PlayedRound,
+    Scorebook,
+    new_scorebook,
+    play_round,
+    remove_round,
+    replace_round,
+    replay,
+)
+from tables.db import StoreUnavailable, create_engine, describe, migrate, one_line
+from tables.schema import house_profiles, idempotency_keys, rounds, score_tables
+
+
+def engine_version() -> str:
+    try:
+        return metadata.version("zhuoji")
+    except metadata.PackageNotFoundError:  # a source tree without `pip install -e .`
+        return "0.0.0+source"
+
+
+ENGINE_VERSION = engine_version()
+MAX_PAGE = 100
+MAX_PROFILE_NAME = 60
+_ID = re.compile(r"[0-9a-f]{12}")
+
+
+class TableNotFound(LookupError):
+    pass
+
+
+class RoundNotFound(LookupError):
+    pass
+
+
+class ProfileNotFound(LookupError):
+    pass
+
+
+class StaleVersion(Exception):
+    """The write was based on an older version; ``current`` is the table as it is now."""
+
+    def __init__(self, expected: int, current: TableRecord) -> None:
+        super().__init__(f"the table is at version {current.version}, not {expected}: someone else wrote first; "
+                         "reload it and try again")
+        self.current = current
+
+
+class IdempotencyKeyReused(ValueError):
+    """The same idempotency key came with a different round."""
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    id: str
+    name: str
+    players: list[str]
+    rules: Any
+    dealer: int  # who deals the next hand
+    streak: int  # 连庄 count of the next hand
+    rounds: int
+    totals: list[int]
+    version: int
+    created_at: str
+    updated_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    number: int
+    round: dict[str, Any]  # as entered: players, outcome, flipped, first_1s
+    settlement: dict[str, Any]
+    dealer: int
+    streak: int
+    deltas: list[int]
+    totals_after: list[int]
+    state: dict[str, Any]  # what the engine saw: the round with rules, dealer and streak
+    engine_version: str
+    created_at: str
+    updated_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    rules: Any
+    created_at: str
+    updated_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _iso(value: dt.datetime) -> str:
+    # SQLite hands back naive datetimes; every stored time is UTC.
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _new_id() -> str:
+    return secrets.token_hex(6)
+
+
+def _known_id(table_id: str) -> str:
+    """An id as :func:`_new_id` makes them; anything else (a NUL byte PostgreSQL would refuse, 10 kB of text)
+    cannot name a table and is not sent to the database."""
+    if not isinstance(table_id, str) or not _ID.fullmatch(table_id):
+        raise TableNotFound(f"no table {str(table_id)[:40]!r}")
+    return table_id
+
+
+def _text(value: Any, what: str, longest: int) -> str:
+    """A trimmed name of 1..``longest`` printable characters (PostgreSQL refuses NUL in text)."""
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > longest \
+            or not value.strip().isprintable():
+        raise ValueError(f"{what} is 1 to {longest} printable characters")
+    return value.strip()
+
+
+def _request_hash(round_: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(round_, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _table(row: sa.Row) -> TableRecord:
+    return TableRecord(id=row.id, name=row.name, players=list(row.players), rules=row.rules, dealer=row.dealer,
+                       streak=row.streak, rounds=row.round_count, totals=list(row.totals), version=row.version,
+                       created_at=_iso(row.created_at), updated_at=_iso(row.updated_at))
+
+
+def _round(row: sa.Row) -> RoundRecord:
+    return RoundRecord(number=row.number, round=row.round, settlement=row.settlement, dealer=row.dealer,
+                       streak=row.streak, deltas=list(row.deltas), totals_after=list(row.totals_after),
+                       state=row.state, engine_version=row.engine_version, created_at=_iso(row.created_at),
+                       updated_at=_iso(row.updated_at))
+
+
+def _round_values(table_id: str, played: PlayedRound, created: dt.datetime, now: dt.datetime) -> dict[str, Any]:
+    return {"table_id": table_id, "number": played.number, "round": dict(played.round), "state": played.state,
+            "settlement": played.settlement.to_dict(), "dealer": played.dealer, "streak": played.streak,
+            "deltas": list(played.deltas), "totals_after": list(played.totals_after),
+            "engine_version": ENGINE_VERSION, "created_at": created, "updated_at": now}
+
+
+class TableStore:
+    """Tables and their rounds in one database (SQLite file or PostgreSQL); safe to share between threads."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def open(cls, url: str) -> TableStore:
+        """Connect and migrate; :class:`StoreUnavailable` when the database cannot be used."""
+        engine = create_engine(url)
+        migrate(engine)
+        return cls(engine)
+
+    @property
+    def location(self) -> str:
+        return describe(str(self.engine.url))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ transactions
+
+    @contextmanager
+    def _read(self) -> Iterator[sa.Connection]:
+        try:
+            with self.engine.connect() as conn, conn.begin():
+                yield conn
+        except sa.exc.OperationalError as exc:
+            raise StoreUnavailable(f"database error: {one_line(exc.orig)}") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        try:
+            with self.engine.connect().execution_options(write=True) as conn, conn.begin():
+                yield conn
+        except sa.exc.OperationalError as exc:
+            raise StoreUnavailable(f"database error: {one_line(exc.orig)}") from None
+
+    def _locked_row(self, conn: sa.Connection, table_id: str) -> sa.Row:
+        _known_id(table_id)
+        row = conn.execute(sa.select(score_tables).where(score_tables.c.id == table_id).with_for_update()).first()
+        if row is None:
+            raise TableNotFound(f"no table {table_id!r}")
+        return row
+
+    @staticmethod
+    def _check_version(row: sa.Row, expected: int | None) -> None:
+        if expected is not None and expected != row.version:
+            raise StaleVersion(expected, _table(row))
+
+    @staticmethod
+    def _book(conn: sa.Connection, row: sa.Row) -> Scorebook:
+        inputs = conn.execute(sa.select(rounds.c.round).where(rounds.c.table_id == row.id)
+                              .order_by(rounds.c.number)).scalars().all()
+        return Scorebook(tuple(row.players), row.rules, row.first_dealer, tuple(inputs))
+
+    # ------------------------------------------------------------------ tables
+
+    def create_table(self, name: str, players: Sequence[str], rules: Any = None, dealer: int = 0,
+                     profile: str | None = None) -> TableRecord:
+        """A new table; ``rules`` is a preset or ``{"preset", …overrides}``, or ``profile`` names saved rules."""
+        name = _text(name, "a table name", 100)
+        if profile is not None and rules is not None:
+            raise ValueError("give rules or a profile, not both")
+        now = _now()
+        with self._write() as conn:
+            if profile is not None:
+                rules = self._profile(conn, profile).rules
+            book = new_scorebook(players, rules, dealer)
+            values = {"id": _new_id(), "name": name, "players": list(book.players), "rules": book.rules,
+                      "first_dealer": book.first_dealer, "dealer": book.first_dealer, "streak": 1,
+                      "round_count": 0, "totals": [0] * len(book.players), "version": 1, "created_at": now,
+                      "updated_at": now}
+            conn.execute(score_tables.insert().values(**values))
+            return _table(conn.execute(sa.select(score_tables).where(score_tables.c.id == values["id"])).one())
+
+    def get_table(self, table_id: str) -> TableRecord:
+        _known_id(table_id)
+        with self._read() as conn:
+            row = conn.execute(sa.select(score_tables).where(score_tables.c.id == table_id)).first()
+        if row is None:
+            raise TableNotFound(f"no table {table_id!r}")
+        return _table(row)
+
+    def list_tables(self, limit: int = 20, offset: int = 0) -> tuple[list[TableRecord], int]:
+        """(a page of tables newest first, how many there are in all)."""
+        limit, offset = max(1, min(limit, MAX_PAGE)), max(0, offset)
+        with self._read() as conn:
+            total = conn.execute(sa.select(sa.func.count()).select_from(score_tables)).scalar_one()
+            rows = conn.execute(sa.select(score_tables)
+                                .order_by(score_tables.c.created_at.desc(), score_tables.c.id.desc())
+                                .limit(limit).offset(offset)).all()
+        return [_table(r) for r in rows], total
+
+    def delete_table(self, table_id: str) -> None:
+        with self._write() as conn:
+            self._locked_row(conn, table_id)
+            # Children first: SQLite's foreign keys are on, but do not count on every backend cascading.
+            conn.execute(idempotency_keys.delete().where(idempotency_keys.c.table_id == table_id))
+            conn.execute(rounds.delete().where(rounds.c.table_id == table_id))
+            conn.execute(score_tables.delete().where(score_tables.c.id == table_id))
+
+    # ------------------------------------------------------------------ rounds
+
+    def list_rounds(self, table_id: str) -> list[RoundRecord]:
+        _known_id(table_id)
+        with self._read() as conn:
+            if conn.execute(sa.select(score_tables.c.id).where(score_tables.c.id == table_id)).first() is None:
+                raise TableNotFound(f"no table {table_id!r}")
+            rows = conn.execute(sa.select(rounds).where(rounds.c.table_id == table_id)
+                                .order_by(rounds.c.number)).all()
+        return [_round(r) for r in rows]
+
+    def add_round(self, table_id: str, round_: Mapping[str, Any], expected_version: int | None,
+                  idempotency_key: str | None = None) -> tuple[dict[str, Any], bool]:
+        """Append a round. Returns (``{number, settlement, table}``, whether this is a stored earlier answer)."""
+        if idempotency_key is not None:
+            _text(idempotency_key, "an idempotency key", 200)
+        with self._write() as conn:
+            row = self._locked_row(conn, table_id)
+            digest = _request_hash({"round": round_, "expected_version": expected_version})
+            if idempotency_key is not None:
+                seen = conn.execute(sa.select(idempotency_keys).where(
+                    idempotency_keys.c.table_id == table_id, idempotency_keys.c.key == idempotency_key)).first()
+                if seen is not None:
+                    if seen.request_hash != digest:
+                        raise IdempotencyKeyReused(f"Idempotency-Key {idempotency_key!r} was used for another "
+                                                   "round of this table")
+                    return seen.response, True
+            self._check_version(row, expected_version)
+            # Only the new round is settled: the table row carries what the round before handed on.
+            played = play_round(row.rules, row.round_count + 1, round_,
+                                Carry(row.dealer, row.streak, tuple(row.totals)))
+            now = _now()
+            conn.execute(rounds.insert().values(**_round_values(table_id, played, now, now)))
+            table = self._update_table(conn, row, played.settlement.next_dealer, played.settlement.next_streak,
+                                       played.totals_after, played.number, now)
+            answer = {"number": played.number, "settlement": played.settlement.to_dict(), "table": table.to_dict()}
+            if idempotency_key is not None:
+                conn.execute(idempotency_keys.insert().values(table_id=table_id, key=idempotency_key,
+                                                              request_hash=digest, response=answer,
+                                                              created_at=now))
+            return answer, False
+
+    def replace_round(self, table_id: str, number: int, round_: Mapping[str, Any],
+                      expected_version: int | None) -> TableRecord:
+        """Edit round ``number``; it and every later round are settled again."""
+        return self._rewrite(table_id, number, expected_version, lambda book: replace_round(book, number, round_))
+
+    def remove_round(self, table_id: str, number: int, expected_version: int | None) -> TableRecord:
+        """Undo round ``number`` (any round); later rounds move up one number and are settled again."""
+        return self._rewrite(table_id, number, expected_version, lambda book: remove_round(book, number))
+
+    def _rewrite(self, table_id: str, number: int, expected_version: int | None,
+                 change: Callable[[Scorebook], Scorebook]) -> TableRecord:
+        with self._write() as conn:
+            row = self._locked_row(conn, table_id)
+            self._check_version(row, expected_version)
+            book = self._book(conn, row)
+            try:
+                book = change(book)
+            except LookupError as exc:
+                raise RoundNotFound(str(exc)) from None
+            old = conn.execute(sa.select(rounds.c.number, rounds.c.created_at, rounds.c.totals_after,
+                                         rounds.c.settlement)
+                               .where(rounds.c.table_id == table_id, rounds.c.number >= number - 1)
+                               .order_by(rounds.c.number)).all()
+            by_number = {r.number: r for r in old}
+            if number > 1:
+                before = by_number[number - 1]
+                carry = Carry(before.settlement["next_dealer"], before.settlement["next_streak"],
+                              tuple(before.totals_after))
+            else:
+                carry = None
+            standing = replay(book, start=number, carry=carry)
+            now = _now()
+            conn.execute(rounds.delete().where(rounds.c.table_id == table_id, rounds.c.number >= number))
+            removed = len(book.rounds) < row.round_count
+            values = []
+            for played in standing.rounds:
+                # An edited round keeps its time of entry; after an undo, later rounds keep theirs.
+                source = played.number + 1 if removed else played.number
+                created = by_number[source].created_at if source in by_number else now
+                values.append(_round_values(table_id, played, created, now))
+            if values:
+                conn.execute(rounds.insert(), values)
+            return self._update_table(conn, row, standing.dealer, standing.streak, standing.totals,
+                                      len(book.rounds), now)
+
+    def _update_table(self, conn: sa.Connection, row: sa.Row, dealer: int, streak: int, totals: Sequence[int],
+                      count: int, now: dt.datetime) -> TableRecord:
+        result = conn.execute(score_tables.update()
+                              .where(score_tables.c.id == row.id, score_tables.c.version == row.version)
+                              .values(dealer=dealer, streak=streak, totals=list(totals), round_count=count,
+                                      version=row.version + 1, updated_at=now))
+        if result.rowcount != 1:  # the row lock makes this unreachable; never write over another writer
+            raise StaleVersion(row.version, self.get_table(row.id))
+        return _table(conn.execute(sa.select(score_tables).where(score_tables.c.id == row.id)).one())
+
+    # ------------------------------------------------------------------ house profiles
+
+    @staticmethod
+    def _profile(conn: sa.Connection, name: str) -> Profile:
+        try:
+            name = _text(name, "a profile name", MAX_PROFILE_NAME)
+        except ValueError:
+            raise ProfileNotFound(f"no house profile {str(name)[:70]!r}") from None
+        row = conn.execute(sa.select(house_profiles).where(house_profiles.c.name == name)).first()
+        if row is None:
+            raise ProfileNotFound(f"no house profile {name!r}")
+        return Profile(row.name, row.rules, _iso(row.created_at), _iso(row.updated_at))
+
+    def save_profile(self, name: str, rules: Any = None, from_table: str | None = None) -> Profile:
+        """Save named house rules, given or copied from a table; saving a name again replaces its rules."""
+        name = _text(name, "a profile name", MAX_PROFILE_NAME)
+        now = _now()
+        with self._write() as conn:
+            if from_table is not None:
+                if rules is not None:
+                    raise ValueError("give rules or a table to copy them from, not both")
+                rules = self._locked_row(conn, from_table).rules
+            if rules is None:
+                raise ValueError("a profile needs rules: a preset or {\"preset\", …overrides}")
+            get_rules(dict(rules) if isinstance(rules, Mapping) else rules)
+            exists = conn.execute(sa.select(house_profiles.c.name).where(house_profiles.c.name == name)
+                                  .with_for_update()).first()
+            if exists:
+                conn.execute(house_profiles.update().where(house_profiles.c.name == name)
+                             .values(rules=rules, updated_at=now))
+            else:
+                conn.execute(house_profiles.insert().values(name=name, rules=rules, created_at=now, updated_at=now))
+            return self._profile(conn, name)
+
+    def get_profile(self, name: str) -> Profile:
+        with self._read() as conn:
+            return self._profile(conn, name)
+
+    def list_profiles(self) -> list[Profile]:
+        with self._read() as conn:
+            rows = conn.execute(sa.select(house_profiles).order_by(house_profiles.c.name)).all()
+        return [Profile(r.name, r.rules, _iso(r.created_at), _iso(r.updated_at)) for r in rows]
+
+

@@ -1,0 +1,1 @@
+"""Tests of the tables package: table logic, store, API, CLI, crash."""

@@ -1,0 +1,35 @@
+"""Rounds for the table tests, as a client enters them (the ``/v1/settle`` body without rules, dealer,
+streak and base)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+# RULES.md §11 E1 (平胡 自摸, 翻鸡 4m, 冲锋鸡): seat 1 wins on 5p. Rotated, any seat can win it.
+E1_PLAYERS = [
+    {"concealed": "56m23344556788s", "melds": [], "river": "", "bao_ting": False},
+    {"concealed": "123456s234p789m5p", "melds": [], "river": "", "bao_ting": False},
+    {"concealed": "224567m2468p799s", "melds": [], "river": "1s", "bao_ting": False},
+    {"concealed": "3467889m7p11247s", "melds": [], "river": "", "bao_ting": False},
+]
+
+
+def win_round(winner: int = 1) -> dict[str, Any]:
+    """E1 turned so that ``winner`` has the winning hand: a 平胡 自摸 (plain self-drawn win) on 5p."""
+    shift = (winner - 1) % 4
+    return {"players": [copy.deepcopy(E1_PLAYERS[(seat - shift) % 4]) for seat in range(4)],
+            "outcome": {"type": "win", "winners": [winner], "win_tile": "5p", "self_drawn": True, "discarder": None},
+            "flipped": "4m", "first_1s": {"discarder": (2 + shift) % 4, "claimed_by": None}}
+
+
+def draw_round() -> dict[str, Any]:
+    """黄牌 (exhaustive draw) with E1's hands: seats 0 and 1 are 叫牌 (ready), 2 and 3 pay them."""
+    return {"players": copy.deepcopy(E1_PLAYERS), "outcome": {"type": "draw"}, "flipped": None, "first_1s": None}
+
+
+def impossible_round() -> dict[str, Any]:
+    """Well-formed but refused by the engine: a 平胡 without a 豆 may not win on a discard (胡牌通行证)."""
+    r = win_round(1)
+    r["outcome"].update(self_drawn=False, discarder=3)
+    return r
