@@ -19,12 +19,18 @@ $(VENV)/.installed-run: pyproject.toml | $(BIN)/python
 
 # Tests also train a model for one epoch (the `train` extra) and drive a real browser.
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e ".[dev,train]"
+	$(BIN)/pip install -q -e ".[dev,train,render]"
 	touch $@ $(VENV)/.installed-run
 
 chromium:
 	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium) \
 		|| echo "chromium could not be installed: the browser test (tests/api/test_web.py) will skip"
+
+# CJK fonts for the procedural tile styles (datasets/styles.py); without them tests use the CC0 artwork alone.
+FONTS := fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming fonts-wqy-zenhei fonts-wqy-microhei fonts-lxgw-wenkai
+fonts:
+	@dpkg -s $(FONTS) >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q $(FONTS)) \
+		|| echo "the CJK fonts could not be installed: tests/datasets/test_views.py uses the CC0 artwork alone"
 
 # The table tests run on SQLite and on a throwaway PostgreSQL server they start themselves (tests/tables).
 postgresql:
@@ -40,7 +46,7 @@ demo: $(VENV)/.installed-run
 	$(BIN)/zhuoji hand 2m3m4m5s6s7s8p8p8p3m3m6m7m --win 5m
 	$(BIN)/zhuoji settle tests/data/tables/e1.json
 
-test: $(VENV)/.installed-dev chromium postgresql
+test: $(VENV)/.installed-dev chromium postgresql fonts
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -52,4 +58,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_real_hands.py
 	$(BIN)/python benchmarks/bench_tables.py
 
-.PHONY: run demo test bench chromium postgresql
+.PHONY: run demo test bench chromium postgresql fonts

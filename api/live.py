@@ -4,10 +4,13 @@ Frames come from OpenCV. A live source (camera index, http/rtsp URL) is drained 
 keeps only the newest frame, so detection runs as fast as the machine allows and frames that arrive meanwhile
 are dropped, never queued. A video file is read in order, every ``--every``-th frame processed, so runs repeat.
 
-One photo can misread a tile; a table does not change between two frames. :class:`ReadingVoter` keeps the
-readings of the last few processed frames and votes per position (each concealed tile, each meld, each discard,
-the 翻鸡 indicator); the voted reading is reported once most of the window agrees on it and it differs from
-the one reported before.
+A table does not change between two frames, and the detector is the costly step: it runs only when the view
+changed beyond a shift of the camera, while the tiles are not settled, and once every ``REFRESH_FRAMES`` frames
+(``vision/tracking.py``). Each tile is a track whose box follows the view's shift and whose name is the vote of its
+last looks, so one photo's misread tile or missed box changes nothing. :class:`ReadingVoter` then votes per
+position over the readings of the last few frames (each concealed tile, each meld, each discard, the 翻鸡
+indicator); the voted reading is reported once most of the window has agreed on it for a few frames in a row and
+it differs from the one reported before.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ from vision.annotate import draw_detections
 from vision.detect import Detector
 from vision.layout import layout
 from vision.reading import Reading, ReadMeld, read
+from vision.tracking import Motion, TileTracks, ViewChange
+
+REFRESH_FRAMES = 15  # the detector looks again at least this often (frames), however still the view
 
 # ------------------------------------------------------------------------------------------------ frames
 
@@ -214,42 +220,75 @@ def _banner(image: np.ndarray, text: str) -> np.ndarray:
 class LiveStats:
     frames_read: int = 0
     frames_processed: int = 0
+    detector_runs: int = 0  # processed frames the detector ran on (the others were tracked)
     changes: int = 0
     seconds: float = 0.0
-    busy_seconds: float = 0.0  # time spent in detect + layout + read
+    busy_seconds: float = 0.0  # time spent on the frames: tracking, and detect + layout + read where they run
 
     @property
     def fps(self) -> float:
         return self.frames_processed / self.seconds if self.seconds else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"frames_read": self.frames_read, "frames_processed": self.frames_processed, "changes": self.changes,
+        return {"frames_read": self.frames_read, "frames_processed": self.frames_processed,
+                "detector_runs": self.detector_runs, "changes": self.changes,
                 "seconds": round(self.seconds, 2), "fps": round(self.fps, 2),
                 "ms_per_frame": round(1000 * self.busy_seconds / max(1, self.frames_processed), 1)}
 
 
 def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ctx: ScoreContext | None = None,
          out: Path | None = None, max_frames: int | None = None, seconds: float | None = None,
-         emit=print, as_json: bool = False) -> LiveStats:
-    """Run live table mode; ``emit`` gets one line per change of the voted reading."""
+         emit=print, as_json: bool = False, refresh: int = REFRESH_FRAMES) -> LiveStats:
+    """Run live table mode; ``emit`` gets one line per change of the voted reading.
+
+    The detector runs on a frame only when the view changed beyond a shift of the camera (``ViewChange``), when
+    the tiles are not settled (a track new or unseen, the last ``window`` readings not all the same, or the voted
+    reading not the one announced), or once every ``refresh`` processed frames; on the other frames the tiles'
+    tracks (``TileTracks``) follow the view's shift and the reading stays what it was. A reading is announced when
+    the voter has agreed on it for ``window // 2 + 1`` frames and as many detector runs in a row, and it differs
+    from the one announced before."""
     ctx = ctx or ScoreContext()
     voter = ReadingVoter(window)
+    hold = window // 2 + 1
+    view, tracks = ViewChange(), TileTracks()
+    recent: deque[str] = deque(maxlen=max(1, window))
     stats = LiveStats()
     writer: cv2.VideoWriter | None = None
     reported: Voted | None = None
+    candidate, agreed, agreed_runs = "", 0, 0  # the voted reading, for how many frames and detector runs
+    reading: Reading | None = None
+    since = 0  # frames since the detector last ran
     banner = "reading..."
     source_frames = Frames(source, every)
     start = time.perf_counter()
     try:
         for number, frame in source_frames:
             t0 = time.perf_counter()
-            dets = detector(frame)
-            reading = read(dets, layout(dets), frame)
+            motion = view.motion(frame)
+            settled = (tracks.steady and len(recent) == recent.maxlen and len(set(recent)) == 1
+                       and reported is not None and candidate == reported.text())
+            ran = reading is None or motion.changed or not settled or since >= refresh
+            if ran:
+                tracks.update(detector(frame), motion.dx, motion.dy)
+                stats.detector_runs += 1
+                view.set_reference(frame)
+                motion, since = Motion(0.0, 0.0, False), 0
+                shown = tracks.detections()
+                reading = read(shown, layout(shown), frame)
+            else:
+                since += 1
+                shown = tracks.detections(motion.dx, motion.dy)
             stats.busy_seconds += time.perf_counter() - t0
             stats.frames_processed += 1
             stats.frames_read = source_frames.read
             voted = voter.add(reading)
-            if voted is not None and (reported is None or voted.text() != reported.text()):
+            recent.append(_reading_text(reading))
+            text = voted.text() if voted is not None else ""
+            if text != candidate:
+                candidate, agreed, agreed_runs = text, 0, 0
+            agreed, agreed_runs = agreed + 1, agreed_runs + ran
+            if (voted is not None and min(agreed, agreed_runs) >= hold
+                    and (reported is None or text != reported.text())):
                 reported = voted
                 stats.changes += 1
                 line, analysis = score_line(voted, ctx)
@@ -263,7 +302,7 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
                 else:
                     emit(f"[frame {number}, {elapsed:.1f} s] {voted.text()} → {line}")
             if out is not None:
-                image = _banner(draw_detections(frame, dets), banner)
+                image = _banner(draw_detections(frame, shown), banner)
                 if writer is None:
                     writer = _writer(out, source, every, image.shape)
                 writer.write(image)
@@ -278,6 +317,11 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
     stats.seconds = time.perf_counter() - start
     stats.frames_read = source_frames.read
     return stats
+
+
+def _reading_text(reading: Reading) -> str:
+    melds = " ".join(f"[{m.type}:{m.tile}]" for m in reading.melds)
+    return f"{''.join(reading.concealed_tiles)} {melds} | {' '.join(reading.river)} | {reading.indicator}"
 
 
 def _writer(out: Path, source: str, every: int, shape: tuple[int, ...]) -> cv2.VideoWriter:

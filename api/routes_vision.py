@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.errors import ApiError
 from api.responses import ErrorResponse
-from api.uploads import checked_upload, decode_image
+from api.uploads import checked_upload, decode_image_reduced
 from pipeline.hand import DrawHand, chajiao, text_hand
 from pipeline.models import (
     ChajiaoResponse,
@@ -87,20 +87,28 @@ async def post_score(request: Request, image: ImageFile, context: Annotated[Scor
 
 # The photo jobs, in a worker: read the spooled upload and decode it (the parsing edge), then the pipeline, timed
 # from the first byte decoded; ``deadline`` from the runner, checked between model runs.
+def _decode(detector: Detector, data: BinaryIO, field: str = "image"):
+    """The photo, a large JPEG at the reduced size the detector needs, and its full (width, height)."""
+    return decode_image_reduced(data, field, getattr(detector, "min_side", None))  # None: a stand-in detector
+
+
 def _detect(detector: Detector, data: BinaryIO, deadline: Deadline | None = None) -> DetectResponse:
     start = time.perf_counter()
-    return detect_photo(detector, decode_image(data), start, deadline=deadline)
+    image, full_size = _decode(detector, data)
+    return detect_photo(detector, image, start, deadline=deadline, full_size=full_size)
 
 
 def _read(detector: Detector, data: BinaryIO, field: str = "image", deadline: Deadline | None = None) -> ReadPhoto:
     start = time.perf_counter()
-    return read_photo(detector, decode_image(data, field), start=start, deadline=deadline)
+    image, full_size = _decode(detector, data, field)
+    return read_photo(detector, image, start=start, deadline=deadline, full_size=full_size)
 
 
 def _score(detector: Detector, data: BinaryIO, context: ScoreContext, deadline: Deadline | None = None
            ) -> ScoreResponse:
     start = time.perf_counter()
-    return score_photo(detector, decode_image(data), context, start, deadline=deadline)
+    image, full_size = _decode(detector, data)
+    return score_photo(detector, image, context, start, deadline=deadline, full_size=full_size)
 
 
 def _photo_hand(detector: Detector, seat: int, data: BinaryIO, deadline: Deadline | None = None) -> DrawHand:

@@ -12,27 +12,19 @@ from pydantic import Field, StrictInt, StrictStr
 
 from pipeline.models import (
     ErrorBody,
-    FirstOneS,
-    Outcome,
+    HandEnd,
     OutModel,
-    PlayerIn,
     RulesSpec,
     Seat,
     SettleResponse,
     StrictModel,
-    Tile,
 )
 
 Name = StrictStr
 
 
-class RoundIn(StrictModel):
-    """One hand as it ended (RULES.md §10), without the keys the table decides."""
-
-    players: list[PlayerIn] = Field(min_length=4, max_length=4)
-    outcome: Outcome
-    flipped: Tile | None = Field(None, description="翻鸡 indicator F; null when the wall was empty")
-    first_1s: FirstOneS | None = None
+class RoundIn(HandEnd):
+    """One hand as it ended (RULES.md §10), without the keys the table decides (rules, dealer, streak, base)."""
 
 
 class TableCreate(StrictModel):

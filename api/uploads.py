@@ -7,7 +7,8 @@ Order of the checks, cheapest first, so a hostile upload costs as little as poss
 2. :func:`check_image` refuses a declared type that is not an image, bytes that are no JPEG/PNG/WebP/BMP/TIFF
    (HEIC gets its own hint), and a header that announces a size no photo of tiles has: more pixels than we
    decode, a side under 32 px, thinner than 1:20 (``vision.images.check_photo_size``).
-3. :func:`decode_image` decodes with ``load_image`` and checks the decoded size the same way as a last line.
+3. :func:`decode_image` / :func:`decode_image_reduced` decode with ``load_image_reduced`` (a large JPEG at reduced
+   size when asked) and check the decoded size the same way as a last line.
 
 Admission (the busy check, bytes in flight, body-read timeouts) comes before all of these: ``api.admission``.
 """
@@ -23,7 +24,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import ApiError, error_response
-from vision.images import ImageError, PhotoShapeError, check_photo_size, header_size, load_image, sniff_format
+from vision.images import (
+    ImageError,
+    PhotoShapeError,
+    check_photo_size,
+    header_size,
+    load_image_reduced,
+    sniff_format,
+)
 
 MB = 1024 * 1024
 MAX_IMAGE_BYTES = 20 * MB  # one phone photo is 2–8 MB; the web page sends ≤ 1600 px JPEGs of ~0.3 MB
@@ -147,11 +155,19 @@ async def checked_upload(upload: UploadFile, field: str = "image") -> BinaryIO:
 def decode_image(data: bytes | BinaryIO, field: str = "image") -> np.ndarray:
     """Decode checked bytes (or a file of them, read here: in the worker) to a BGR array; ``ApiError`` 422 for
     corrupt, truncated or oversized images, and for shapes no photo of tiles has."""
+    return decode_image_reduced(data, field)[0]
+
+
+def decode_image_reduced(data: bytes | BinaryIO, field: str = "image",
+                         min_side: int | None = None) -> tuple[np.ndarray, tuple[int, int]]:
+    """:func:`decode_image`, a large JPEG decoded at reduced size when ``min_side`` is given (its longer side kept
+    ≥ ``min_side``: ``vision.images.load_image_reduced``); and the photo's full (width, height), to which answers
+    map the boxes."""
     if not isinstance(data, bytes | bytearray):
         data = data.read()
     try:
-        image = load_image(data)
+        image, full_size = load_image_reduced(data, min_side)
     except ImageError as exc:
         raise ApiError(422, "invalid_image", f"{field}: {exc}".replace("uploaded data: ", "")) from exc
-    _check_size(image.shape[1], image.shape[0], field)  # a header we could not read announced nothing
-    return image
+    _check_size(*full_size, field)  # a header we could not read announced nothing
+    return image, full_size

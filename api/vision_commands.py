@@ -19,16 +19,19 @@ def add_detect(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--iou", type=float,
                    help="IoU from which two boxes of the same name are one tile (default 0.6; two boxes of "
                         "different names from 0.7, or from --iou when it is higher)")
-    p.add_argument("--tiled", action="store_true", help="also detect on overlapping crops (large table photos)")
+    p.add_argument("--tiled", action="store_true",
+                   help="also look at the whole photo in overlapping windows (default: only where the tiles found "
+                        "are too small for one pass)")
     _add_turned_option(p, default=False)
     p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
     p.set_defaults(func=run_detect)
 
 
-def _add_turned_option(p: argparse.ArgumentParser, default: bool) -> None:
+def _add_turned_option(p: argparse.ArgumentParser, default: bool | None) -> None:
     p.add_argument("--turned", action=argparse.BooleanOptionalAction, default=default,
                    help="also look at the photo turned 180° and average both looks: fewer misread tiles for twice "
-                        f"the detection time (default: {'on' if default else 'off'})")
+                        "the detection time (default: " + ("on when a tile is doubtful after the first look"
+                                                           if default is None else "on" if default else "off") + ")")
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -38,7 +41,7 @@ def run_detect(args: argparse.Namespace) -> int:
     from pipeline.settings import Settings, open_detector
     from vision.annotate import draw_detections
     from vision.detect import ImageError
-    from vision.images import load_photo
+    from vision.images import load_photo_reduced
 
     if not 0 < args.conf < 1 or (args.iou is not None and not 0 < args.iou < 1):
         raise ValueError("--conf and --iou take a number between 0 and 1")
@@ -47,13 +50,14 @@ def run_detect(args: argparse.Namespace) -> int:
     detector = open_detector(Settings.from_env(model=args.model))
     failed = 0
     for path in args.images:
-        try:
-            image = load_photo(path)  # a shape no photo of tiles has is refused before any model runs
+        try:  # a shape no photo of tiles has is refused before any model runs; a large JPEG is decoded reduced
+            image, full_size = load_photo_reduced(path, getattr(detector, "min_side", None))
         except ImageError as exc:
             print(f"zhuoji detect: {exc}", file=sys.stderr)
             failed += 1
             continue
-        dets = detector(image, conf=args.conf, tiled=args.tiled or None, turned=args.turned, **overlap)
+        found = detector(image, conf=args.conf, tiled=args.tiled or None, turned=args.turned, **overlap)
+        dets = found.rescaled(full_size)  # in the photo's own pixels
         order = dets.xyxy[:, 0].argsort(kind="stable")
         as_json = dets.to_json()
         boxes = [as_json[i] for i in order]
@@ -65,7 +69,7 @@ def run_detect(args: argparse.Namespace) -> int:
             print(f"{path}: {len(boxes)} tiles: {' '.join(b['tile'] for b in boxes)}")
         if args.annotate:
             out = folder / f"{path.stem}.jpg" if folder is not None else args.annotate
-            if not cv2.imwrite(str(out), draw_detections(image, dets)):
+            if not cv2.imwrite(str(out), draw_detections(image, found)):
                 raise ValueError(f"cannot write {out}")
     # bad input only (no photo could be read): 2, as every command; some photos read, some not: 1
     return (2 if failed == len(args.images) else 1) if failed else 0
@@ -75,7 +79,7 @@ def _add_photo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("image", type=Path, help="photo of one player's revealed hand")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--annotate", type=Path, metavar="OUT", help="write the photo with the tiles as read (JPEG)")
-    _add_turned_option(p, default=True)
+    _add_turned_option(p, default=None)
     p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
 
 
@@ -104,7 +108,7 @@ def _read_photo_arg(args: argparse.Namespace):
 
     from api.cli_paths import JPEG_EXTENSIONS, annotation_target
     from api.errors import ApiError
-    from api.uploads import decode_image
+    from api.uploads import decode_image_reduced
     from pipeline.photo import read_photo
     from pipeline.settings import Settings, open_detector
     from vision.files import read_file
@@ -118,10 +122,12 @@ def _read_photo_arg(args: argparse.Namespace):
     detector = open_detector(Settings.from_env(model=args.model))
     start = time.perf_counter()
     try:
-        image = decode_image(data)  # shapes no photo of tiles has are refused here, before any model runs
+        # shapes no photo of tiles has are refused here, before any model runs; a large JPEG is decoded reduced
+        image, full_size = decode_image_reduced(data, "image", getattr(detector, "min_side", None))
     except ApiError as exc:
         raise ValueError(f"{args.image}: {exc.message}") from None
-    return detector, read_photo(detector, image, turned=args.turned, start=start)
+    turned = "auto" if args.turned is None else args.turned
+    return detector, read_photo(detector, image, turned=turned, start=start, full_size=full_size)
 
 
 def _write_annotation(photo, out: Path) -> None:

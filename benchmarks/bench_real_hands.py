@@ -190,12 +190,13 @@ class PhotoResult:
     scores: dict[str, Score] = field(default_factory=dict)
 
 
-def run_photo(exp: Expected, model_path: str | Path | None = None, turned: bool = True,
+def run_photo(exp: Expected, model_path: str | Path | None = None, turned: bool | str = "auto",
               foreign_p: float = FOREIGN_P, classifier: str | None = None) -> PhotoResult:
     """Detect, lay out and read one photo (model_path None: ``$ZHUOJI_MODEL`` or the shipped model), as
-    ``zhuoji read`` does (``turned``: the detector's second look at the photo turned 180°; ``foreign_p``: the
-    share of boxes expected to be no tile of the set, see :func:`vision.reading.read`; ``classifier``: a crop
-    classifier path or ``none``, default ``$ZHUOJI_CLASSIFIER`` or the shipped one)."""
+    ``zhuoji read`` does (``turned``: the detector's second look at the photo turned 180°, "auto" when a tile is
+    doubtful after the first; ``foreign_p``: the share of boxes expected to be no tile of the set, see
+    :func:`vision.reading.read`; ``classifier``: a crop classifier path or ``none``, default ``$ZHUOJI_CLASSIFIER``
+    or the shipped one)."""
     detector = open_detector(Settings.from_env(model=model_path, classifier=classifier))
     image = load_image(exp.image)
     t0 = time.perf_counter()
@@ -297,8 +298,9 @@ def main() -> None:
     parser.add_argument("--model", default=None,
                         help=f"ONNX model (default: $ZHUOJI_MODEL or {DEFAULT_MODEL.relative_to(ROOT)})")
     parser.add_argument("--set", type=Path, default=SET_DIR, help="folder of photos and expected .json files")
-    parser.add_argument("--turned", action=argparse.BooleanOptionalAction, default=True,
-                        help="the detector's second look at the photo turned 180° (default on, as in zhuoji read)")
+    parser.add_argument("--turned", action=argparse.BooleanOptionalAction, default=None,
+                        help="the detector's second look at the photo turned 180° (default: when a tile is doubtful "
+                             "after the first look, as in zhuoji read)")
     parser.add_argument("--foreign-p", type=float, default=FOREIGN_P,
                         help=f"share of boxes expected to be no tile of the set (default {FOREIGN_P}; "
                              f"{TRAINED_OTHER_P} trusts the detector's `other` as trained)")
@@ -315,7 +317,7 @@ def main() -> None:
     print(f"columns ✓/✗: exact hand with {', '.join(CONFIGS)}; '·' = other (not a tile of the set)\n")
     results = []
     for exp in load_set(args.set):
-        r = run_photo(exp, model, args.turned, args.foreign_p, args.classifier)
+        r = run_photo(exp, model, "auto" if args.turned is None else args.turned, args.foreign_p, args.classifier)
         print_photo(r)
         results.append(r)
     t = totals(results)
@@ -330,7 +332,7 @@ def main() -> None:
     except ValueError:
         shown = model.name
     label = " + ".join([str(shown), *closer]) if closer else f"{shown} alone (no crop classifier)"
-    label += "" if args.turned else ", one look (--no-turned)"
+    label += {None: "", True: ", two looks (--turned)", False: ", one look (--no-turned)"}[args.turned]
     print(markdown(t, label + ("" if args.foreign_p == FOREIGN_P else f", --foreign-p {args.foreign_p}")))
 
 

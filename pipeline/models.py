@@ -256,13 +256,10 @@ class FirstOneS(StrictModel):
     claimed_by: Seat | None = None
 
 
-class SettleRequest(StrictModel):
-    """The table at the end of a hand (RULES.md §10); see ``scoring/settle.py``."""
+class HandEnd(StrictModel):
+    """How one hand ended (RULES.md §10): the players' tiles, the outcome and the chicken events. A table round
+    is exactly this; ``/v1/settle`` adds the keys a table decides itself (rules, dealer, streak, base)."""
 
-    rules: RulesSpec = "gy-normal"
-    dealer: Seat = 0
-    streak: StrictInt = Field(1, ge=1, le=1000, description="连庄 count k, this hand included")
-    base: StrictInt | None = Field(None, ge=1, le=MAX_BASE, description="底分; default (or null) the rules' base")
     players: list[PlayerIn] = Field(min_length=4, max_length=4)
     outcome: Outcome
     flipped: Tile | None = Field(None, description="翻鸡 indicator F; null when the wall was empty")
@@ -271,6 +268,15 @@ class SettleRequest(StrictModel):
                                                           "wuguji_chongfeng")
     gen_zhuang: StrictBool = Field(False, description="跟庄: the dealer's first discard was followed by all three; "
                                                       "paid under the house rule genzhuang")
+
+
+class SettleRequest(HandEnd):
+    """The table at the end of a hand (RULES.md §10); see ``scoring/settle.py``."""
+
+    rules: RulesSpec = "gy-normal"
+    dealer: Seat = 0
+    streak: StrictInt = Field(1, ge=1, le=1000, description="连庄 count k, this hand included")
+    base: StrictInt | None = Field(None, ge=1, le=MAX_BASE, description="底分; default (or null) the rules' base")
 
 
 class SettleResponse(OutModel):

@@ -59,36 +59,45 @@ class Photo:
     layout: Layout
     reading: Reading
     seconds: float
+    full_size: tuple[int, int] | None = None  # the photo's (width, height) when ``image`` is a reduced decode
+
+    def boxes(self) -> Detections:
+        """The detections in the photo's own pixels (``dets`` are in ``image``'s)."""
+        return self.dets.rescaled(self.full_size) if self.full_size else self.dets
 
 
-def _image_info(image: np.ndarray) -> ImageInfo:
-    return ImageInfo(width=int(image.shape[1]), height=int(image.shape[0]))
+def _image_info(image: np.ndarray, full_size: tuple[int, int] | None) -> ImageInfo:
+    width, height = full_size or (int(image.shape[1]), int(image.shape[0]))
+    return ImageInfo(width=width, height=height)
 
 
 def detect_photo(detector: Detector, image: np.ndarray, start: float | None = None,
-                 deadline: Deadline | None = None) -> DetectResponse:
+                 deadline: Deadline | None = None, full_size: tuple[int, int] | None = None) -> DetectResponse:
     """``POST /v1/detect``: boxes, tile names and confidences (``start``: when decoding began, for ``seconds``;
-    ``deadline``: checked between model runs, :mod:`vision.deadline`)."""
+    ``deadline``: checked between model runs, :mod:`vision.deadline`; ``full_size``: the photo's (width, height)
+    when ``image`` is a reduced decode of it: the boxes are given in the photo's pixels)."""
     start = time.perf_counter() if start is None else start
     dets = detector(image, deadline=deadline)
+    dets = dets.rescaled(full_size) if full_size else dets
     tiles = [DetectedTile(index=i, tile=d["tile"], box=d["box"], confidence=d["confidence"],
                           alternatives=[Alternative(**a) for a in d["alternatives"]])
              for i, d in enumerate(dets.to_json())]
-    return DetectResponse(image=_image_info(image), count=len(tiles), tiles=tiles, model=detector.model_path.name,
+    return DetectResponse(image=_image_info(image, full_size), count=len(tiles), tiles=tiles, model=detector.model_path.name,
                           seconds=round(time.perf_counter() - start, 3))
 
 
-def read_photo(detector: Detector, image: np.ndarray, turned: bool = True, start: float | None = None,
-               deadline: Deadline | None = None) -> Photo:
+def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto", start: float | None = None,
+               deadline: Deadline | None = None, full_size: tuple[int, int] | None = None) -> Photo:
     """Detect, group (``vision.layout``) and read (``vision.reading``) one decoded hand photo. ``turned``: the
-    detector also looks at the photo turned 180° (a scored hand is worth twice the detection time); ``start``:
-    when decoding began, for ``seconds``; ``deadline``: checked between model runs (:mod:`vision.deadline`)."""
+    detector also looks at the photo turned 180° ("auto": when a tile is doubtful after the first look); ``start``:
+    when decoding began, for ``seconds``; ``deadline``: checked between model runs (:mod:`vision.deadline`);
+    ``full_size``: the photo's (width, height) when ``image`` is a reduced decode of it."""
     start = time.perf_counter() if start is None else start
     dets = detector(image, turned=turned, deadline=deadline)
     check(deadline)
     lay = layout(dets, mode="hand")
     reading = read(dets, lay, image)
-    return Photo(image, dets, lay, reading, time.perf_counter() - start)
+    return Photo(image, dets, lay, reading, time.perf_counter() - start, full_size)
 
 
 def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
@@ -111,7 +120,7 @@ def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
 
 def read_response(photo: Photo, model: str) -> dict[str, Any]:
     """The fields of a :class:`ReadResponse` (a dict, so :class:`ScoreResponse` can extend it)."""
-    dets, lay, reading = photo.dets, photo.layout, photo.reading
+    dets, lay, reading = photo.boxes(), photo.layout, photo.reading
     roles = _box_tiles(photo)
     changed = {c.box for c in reading.changes}
     doubtful = {b for d in reading.doubtful for b in d.boxes}
@@ -125,7 +134,7 @@ def read_response(photo: Photo, model: str) -> dict[str, Any]:
                     melds=[MeldRead(type=g.type, tile=m.tile, boxes=g.boxes, missing=g.missing)
                            for g, m in zip(lay.melds, reading.melds, strict=False)],
                     river=reading.river, indicator=reading.indicator, count=reading.count, complete=reading.complete)
-    return {"image": _image_info(photo.image), "tiles": tiles, "hand": hand, "ok": reading.ok,
+    return {"image": _image_info(photo.image, photo.full_size), "tiles": tiles, "hand": hand, "ok": reading.ok,
             "retake": [RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake],
             "changes": [c.to_json() for c in reading.changes], "doubtful": [d.to_json() for d in reading.doubtful],
             "layout": lay.to_json(), "model": model, "seconds": round(photo.seconds, 3)}
@@ -208,9 +217,10 @@ def score_hand(reading: Reading, ctx: ScoreContext
 
 
 def score_photo(detector: Detector, image: np.ndarray, ctx: ScoreContext, start: float | None = None,
-                deadline: Deadline | None = None) -> ScoreResponse:
+                deadline: Deadline | None = None, full_size: tuple[int, int] | None = None) -> ScoreResponse:
     """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
-    return score_reading(read_photo(detector, image, start=start, deadline=deadline), ctx, detector.model_path.name)
+    photo = read_photo(detector, image, start=start, deadline=deadline, full_size=full_size)
+    return score_reading(photo, ctx, detector.model_path.name)
 
 
 def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:

@@ -24,7 +24,7 @@ from vision.classes import BACK
 from vision.classify import crop_tiles, to_input
 from vision.detections import Detections
 from vision.images import load_image
-from vision.sessions import open_session
+from vision.sessions import open_session, run_crops
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_BACK_CHECK = ROOT / "models" / "zhuoji-backs.onnx"
@@ -51,7 +51,7 @@ class BackCheck:
         if len(xyxy) == 0:
             return np.zeros(0, np.float32)
         crops = crop_tiles(img, xyxy, self.size, self.margin)
-        return self.session.run(None, {"crops": to_input(crops)})[0].reshape(-1)
+        return run_crops(self.session, to_input(crops)).reshape(-1)
 
     def __call__(self, image, dets: Detections, weight: float = BACK_WEIGHT) -> Detections:
         """The detections with each ``back`` box's confidence multiplied by p(face-down tile) ** ``weight``;

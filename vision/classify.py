@@ -24,7 +24,7 @@ from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.deadline import Deadline, check
 from vision.detections import Detections
 from vision.images import load_image
-from vision.sessions import open_session
+from vision.sessions import open_session, run_crops
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CLASSIFIER = ROOT / "models" / "zhuoji-crops-int8.onnx"  # the int8 version of zhuoji-crops.onnx (quantize.py)
@@ -88,7 +88,7 @@ class Classifier:
             return np.zeros((0, NUM_CLASSES), np.float32)
         crops = crop_tiles(img, xyxy, self.size, self.margin)
         batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])
-        looks = self.session.run(None, {"crops": to_input(batch)})[0].reshape(len(turns), len(crops), -1)
+        looks = run_crops(self.session, to_input(batch)).reshape(len(turns), len(crops), -1)
         return looks[0] if len(turns) == 1 else geometric_mean(looks)
 
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,

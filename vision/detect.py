@@ -23,8 +23,9 @@ from vision.classes import BACK, CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
 from vision.deadline import Deadline, check
 from vision.detections import Detections, box_intersection, box_iou
-from vision.images import ImageError, load_image
+from vision.images import ImageError, load_image, load_image_reduced
 from vision.sessions import open_session
+from vision.tiling import DECIDE_CONF, Window, inner_cut, plan_windows, texture_map, windows_over
 
 __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
 
@@ -35,6 +36,11 @@ DEFAULT_MODEL = ROOT / "models" / "zhuoji-tiles-int8.onnx"
 # ANY_NAME_IOU: neighbours in a row seen at a slant overlap by 0.5–0.7 (their whole-tile boxes) and usually differ.
 SAME_NAME_IOU = 0.6
 ANY_NAME_IOU = 0.7
+MIN_DECODE_SIDE = 1600  # see Detector.min_side
+# turned="auto" looks again at the photo turned 180° when a box is named less surely than this, or is less surely
+# a tile: the second look is for doubtful tiles, and most photos have none.
+DOUBT_NAME_BELOW = 0.8
+DOUBT_CONF_BELOW = 0.4
 
 
 @dataclass(frozen=True)
@@ -44,10 +50,13 @@ class Letterbox:
     pad_y: int
 
 
-def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
-    """Resize keeping the aspect ratio and pad to size×size (grey 114, as in training)."""
+def letterbox(img: np.ndarray, size: int, upscale: bool = True) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio and pad to size×size (grey 114, as in training). ``upscale=False``: an
+    image smaller than size×size is padded at its own scale, not enlarged (a window of a tiled photo)."""
     h, w = img.shape[:2]
     scale = min(size / w, size / h)
+    if not upscale:
+        scale = min(scale, 1.0)
     nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
     resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     pad_x, pad_y = (size - nw) // 2, (size - nh) // 2
@@ -84,40 +93,54 @@ class Detector:
         if names and [names[str(i)] for i in range(len(names))] != list(CLASS_NAMES):
             raise ValueError(f"{path}: its classes do not match this version's {len(CLASS_NAMES)} classes")
         self.model_path = path
+        # Photos decoded from a file or bytes are decoded at reduced size down to this longer side: one pass sees
+        # 640 px, and windows over small tiles keep them at least TARGET_TILE_PX (a 12 MP JPEG at 2000 px).
+        self.min_side = MIN_DECODE_SIDE
 
     def raw(self, canvas: np.ndarray) -> np.ndarray:
         """Run the network on one letterboxed BGR canvas; returns (4 + classes, anchors)."""
         return self.session.run(None, {self.input_name: to_input(canvas)})[0][0]
 
     def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
-                 max_det: int = 300, turned: bool = False, closer: bool = True,
+                 max_det: int = 300, turned: bool | str = False, closer: bool = True,
                  iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
+        ``tiled``: None looks again, closer, only where the first pass's tiles are too small for the network
+        (``vision/tiling.py``); True at the whole photo in windows; False never.
         ``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
-        (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``).
+        (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``);
+        ``"auto"``: only when the first look leaves a tile doubtful (:func:`doubtful`).
         ``closer``: combine the class scores with the crop classifier's (when this detector has one), and check
         each box named ``back`` with the back check (when it has one); a box the check sinks below ``conf`` is
         dropped: something flat in a back's colour, not a face-down tile.
-        ``deadline``: checked before each model run (each look, each crop, each second look); past it, or cancelled,
-        :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
-        img = load_image(image)
+        A path or encoded photo far larger than needed is decoded at reduced size (``min_side``); the boxes are
+        always in the photo's own pixels.
+        ``deadline``: checked before each model run (each look, each window, each second look); past it, or
+        cancelled, :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
+        img, full = load_image_reduced(image, self.min_side)
+        args = (conf, iou, tiled, max_det, closer, iou_any, deadline)
+        dets = self._look(img, turned is True, *args)
+        if turned == "auto" and doubtful(dets, conf).any():
+            dets = self._look(img, True, *args)
+        return dets.rescaled(full)
+
+    def _look(self, img: np.ndarray, turned: bool, conf: float, iou: float, tiled: bool | None, max_det: int,
+              closer: bool, iou_any: float, deadline: Deadline | None) -> Detections:
         h, w = img.shape[:2]
-        if tiled is None:  # a whole-table photo: tiles would shrink below ~20 px at the model's size
-            tiled = max(h, w) > 2.5 * self.size
         check(deadline)
-        boxes, scores = self._predict(img, 0, 0, conf)
+        boxes, scores, view = self._predict(img, 0, 0, conf)
         if turned:
             check(deadline)
-            b, s = self._predict(np.ascontiguousarray(img[::-1, ::-1]), 0, 0, conf)
+            b, s, _ = self._predict(np.ascontiguousarray(img[::-1, ::-1]), 0, 0, conf)
             b = np.stack([w - b[:, 2], h - b[:, 3], w - b[:, 0], h - b[:, 1]], 1)
             boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
-        if tiled:
-            for x0, y0, crop in _crops(img, self.size):
-                check(deadline)
-                b, s = self._predict(crop, x0, y0, conf)
-                boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
+        for win in self._windows(boxes, scores, view, (w, h), tiled):
+            check(deadline)
+            b, s, _ = self._predict(img[win.y0:win.y1, win.x0:win.x1], win.x0, win.y0, conf, upscale=False)
+            whole = ~inner_cut(b, win, (w, h))
+            boxes, scores = np.concatenate([boxes, b[whole]]), np.concatenate([scores, s[whole]])
         dets = _postprocess(boxes, scores, conf, max(iou, iou_any), max_det, (w, h), vote=turned)
         if closer and self.classifier is not None:
             dets = self.classifier(img, dets, deadline=deadline)
@@ -129,11 +152,28 @@ class Detector:
                 dets = dets[np.flatnonzero(~sunk)]
         return suppress_same_name(dets, iou)
 
-    def _predict(self, img: np.ndarray, x0: int, y0: int, conf: float) -> tuple[np.ndarray, np.ndarray]:
+    def _windows(self, boxes: np.ndarray, scores: np.ndarray, view: np.ndarray, image_size: tuple[int, int],
+                 tiled: bool | None) -> list[Window]:
+        """The windows to look at again after the first pass: ``tiled`` None decides from the first pass's tiles
+        (``vision/tiling.py``), True covers the whole photo, False none."""
+        if tiled is False:
+            return []
+        w, h = image_size
+        if tiled:
+            side = min(2 * self.size, max(w, h))
+            return windows_over(image_size, side, round(0.2 * side))
+        if max(w, h) <= self.size:
+            return []
+        found = _postprocess(boxes.copy(), scores, DECIDE_CONF, ANY_NAME_IOU, 300, image_size)
+        texture = texture_map(view) if len(found) == 0 else None
+        return plan_windows(image_size, self.size, found.xyxy, texture)
+
+    def _predict(self, img: np.ndarray, x0: int, y0: int, conf: float,
+                 upscale: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Candidate boxes (original pixels, offset by x0, y0) and class scores of the anchors whose best score
         reaches ``conf``: the same floor as the caller's, or a benchmark asking for the whole precision–recall
-        curve (conf 0.001) would lose its low-confidence tail."""
-        canvas, lb = letterbox(img, self.size)
+        curve (conf 0.001) would lose its low-confidence tail. Also the image as the network saw it (unpadded)."""
+        canvas, lb = letterbox(img, self.size, upscale)
         out = self.raw(canvas)
         scores = out[4:].T  # (anchors, classes), already sigmoid
         keep = scores.max(1) >= conf
@@ -141,18 +181,16 @@ class Detector:
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.pad_x) / lb.scale + x0
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.pad_y) / lb.scale + y0
-        return boxes, scores[keep]
+        nh, nw = round(img.shape[0] * lb.scale), round(img.shape[1] * lb.scale)
+        return boxes, scores[keep], canvas[lb.pad_y:lb.pad_y + nh, lb.pad_x:lb.pad_x + nw]
 
 
-def _crops(img: np.ndarray, size: int, overlap: float = 0.2):
-    """Overlapping square crops of about twice the model size, for small tiles in large photos."""
-    h, w = img.shape[:2]
-    side = min(2 * size, h, w)
-    step = max(1, int(side * (1 - overlap)))
-    for y in range(0, max(1, h - side + step), step):
-        for x in range(0, max(1, w - side + step), step):
-            y0, x0 = min(y, h - side), min(x, w - side)
-            yield x0, y0, img[y0:y0 + side, x0:x0 + side]
+def doubtful(dets: Detections, conf: float = 0.25) -> np.ndarray:
+    """Which boxes of a first look are worth a second, turned look: named with top-1 probability under
+    ``DOUBT_NAME_BELOW``, or a tile with confidence under ``DOUBT_CONF_BELOW`` (from ``conf``: below it they are
+    not reported at all)."""
+    return (dets.confidence >= conf) & ((dets.top3_prob[:, 0] < DOUBT_NAME_BELOW) |
+                                        (dets.confidence < DOUBT_CONF_BELOW))
 
 
 def _drop_spanning(boxes: np.ndarray, keep: np.ndarray, covered: float = 0.7, part: float = 0.2) -> np.ndarray:

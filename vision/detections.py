@@ -50,6 +50,14 @@ class Detections:
                           self.top3_class[index], self.top3_prob[index], self.image_size,
                           None if self.probs is None else self.probs[index])
 
+    def rescaled(self, image_size: tuple[int, int]) -> Detections:
+        """The same boxes in the pixels of the same photo at another size (found on a reduced decode)."""
+        if tuple(image_size) == tuple(self.image_size):
+            return self
+        fx, fy = image_size[0] / max(self.image_size[0], 1), image_size[1] / max(self.image_size[1], 1)
+        return Detections(self.xyxy * np.array([fx, fy, fx, fy], np.float32), self.confidence, self.class_id,
+                          self.top3_class, self.top3_prob, tuple(image_size), self.probs)
+
     @classmethod
     def empty(cls, image_size: tuple[int, int] = (0, 0)) -> Detections:
         return cls(np.zeros((0, 4)), np.zeros(0), np.zeros(0), image_size=image_size)

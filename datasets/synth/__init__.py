@@ -35,7 +35,7 @@ pinhole camera), ``render`` (table, shadows, tiles, camera effects), ``labels`` 
 files), ``scene`` (one labelled photo), ``build`` (the dataset folder and the command line).
 """
 
-# The names scripts and tests use, from the module that defines each.
+# The names scripts (datasets/views.py) and tests use, from the module that defines each.
 from datasets.synth.artwork import (
     GLYPH_SCALES,
     KMJ_STYLES,
@@ -45,6 +45,7 @@ from datasets.synth.artwork import (
     Face,
     TileSet,
     available_styles,
+    back_texture,
     get_art,
     load_art,
     random_tileset,
@@ -68,6 +69,7 @@ from datasets.synth.labels import (
     BLURRED,
     BOX_KINDS,
     HIDDEN,
+    MIN_VISIBLE,
     TRUNCATED,
     Labels,
     difficult_words,
@@ -75,17 +77,33 @@ from datasets.synth.labels import (
     draw_boxes,
     narrow_width,
     read_yolo,
+    share_inside,
+    shown_label,
     write_data_yaml,
     yolo_lines,
 )
-from datasets.synth.layout import scene_layout
-from datasets.synth.render import Light, blur, jpeg, photometric, random_light, sensor_noise
-from datasets.synth.scene import Scene, compose, other_faces, render_scene, render_tile_face_on
+from datasets.synth.layout import Deck, pile, river, row, scene_layout, suit_sort_key
+from datasets.synth.render import (
+    Light,
+    add_clutter,
+    blur,
+    draw_shadows,
+    draw_tile,
+    jpeg,
+    photometric,
+    random_light,
+    sensor_noise,
+)
+from datasets.synth.scene import Scene, compose, other_faces, render_scene, render_tile_face_on, texture_level
+from datasets.synth.textures import FELT_COLOURS, fbm, jitter_colour, random_texture
 
-__all__ = ["BLURRED", "BOX_KINDS", "Camera", "Face", "GLYPH_SCALES", "HIDDEN", "KMJ_STYLES", "Labels",
-    "Light", "Placed", "SHARED", "Scene", "TEX_H", "TEX_W", "TRUNCATED", "TilePose", "TileSet",
-    "available_styles", "blur", "build", "compose", "difficult_words", "difficulty", "draw_boxes", "get_art",
-    "jpeg", "load_art", "look_at", "main", "narrow_width", "other_faces", "photometric", "place", "preview",
-    "random_camera", "random_light", "random_tileset", "read_yolo", "render_scene", "render_tile_face_on",
-    "scaled_glyph", "scene_layout", "scene_rng", "sensor_noise", "set_shared", "shared_folder",
-    "tile_corners", "tile_frame", "tile_outline", "write_data_yaml", "yolo_lines"]
+__all__ = ["BLURRED", "BOX_KINDS", "Camera", "Deck", "FELT_COLOURS", "Face", "GLYPH_SCALES", "HIDDEN",
+    "KMJ_STYLES", "Labels", "Light", "MIN_VISIBLE", "Placed", "SHARED", "Scene", "TEX_H", "TEX_W",
+    "TRUNCATED", "TilePose", "TileSet", "add_clutter", "available_styles", "back_texture", "blur", "build",
+    "compose", "difficult_words", "difficulty", "draw_boxes", "draw_shadows", "draw_tile", "fbm", "get_art",
+    "jitter_colour", "jpeg", "load_art", "look_at", "main", "narrow_width", "other_faces", "photometric",
+    "pile", "place", "preview", "random_camera", "random_light", "random_texture", "random_tileset",
+    "read_yolo", "render_scene", "render_tile_face_on", "river", "row", "scaled_glyph", "scene_layout",
+    "scene_rng", "sensor_noise", "set_shared", "share_inside", "shared_folder", "shown_label",
+    "suit_sort_key", "texture_level", "tile_corners", "tile_frame", "tile_outline", "write_data_yaml",
+    "yolo_lines"]

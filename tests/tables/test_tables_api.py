@@ -219,3 +219,21 @@ def test_readyz_asks_a_database_server(pg_url):
         check = c.get("/readyz").json()["checks"]["database"]
         assert check["ok"] is False and "secret" not in check["detail"] and "nonexistent" not in check["detail"]
     up.state.tables.close()
+
+
+def test_round_carries_the_house_rule_events(client):
+    """A round takes every key of the /v1/settle body except what the table decides: 跟庄 (gen_zhuang) pays under
+    a table whose house rules turn it on, and the stored round keeps the flag."""
+    plain = new_table(client)
+    house = new_table(client, rules={"preset": "gy-normal", "genzhuang": 4})
+    round_ = {**draw_round(), "gen_zhuang": True}
+    totals = {}
+    for table in (plain, house):
+        r = post_round(client, table, round_, 1)
+        assert r.status_code == 201, r.text
+        totals[table["id"]] = r.json()["table"]["totals"]
+        stored = client.get(f"/v1/tables/{table['id']}/rounds").json()["rounds"][0]["round"]
+        assert stored["gen_zhuang"] is True
+    # The dealer (seat 0) pays each other player 4 more under the house rule; the plain table ignores the flag.
+    diff = [h - p for h, p in zip(totals[house["id"]], totals[plain["id"]], strict=True)]
+    assert diff == [-12, 4, 4, 4]

@@ -1,0 +1,247 @@
+"""Speed on real-sized photos: whole process vs the mahjong-detector pipeline, per-stage times, the service, live mode.
+
+    python benchmarks/make_inputs.py                 # once: builds benchmarks/inputs/ (about 15 s)
+    python benchmarks/bench_speed.py [--inputs benchmarks/inputs] [--rounds 3] [--skip process,stages,service,live]
+
+Four parts, all on the inputs ``make_inputs.py`` writes:
+
+* ``process``: the whole process, start-up and decoding included, over a folder of photos: ``zhuoji detect --json
+  FOLDER/*.jpg`` against one Python process calling mahjong-detector's ``detect_tiles`` on each file (what its
+  own command line does per photo). Ours and the peer alternate, ``--rounds`` times each; the medians and their
+  ratio. On ``mixed/`` (25 photos of 0.4–12 MP) and each of the other photo folders.
+* ``stages``: per photo, median ms of each stage run the way the detector runs them: decode (``load_image``, at
+  reduced size where the detector would ask for it), detect (the network's passes and the boxes, ``closer=False``),
+  classify (the crop classifier), back check, layout, reading; and the whole ``Detector`` call and
+  ``Detector(turned="auto")`` as ``read`` runs it. On ``phone/`` (12 MP, one hand), ``catalogue/`` (8 MP, 150
+  tiles) and ``frames/`` (640 px).
+* ``service``: ``POST /v1/detect`` and ``/v1/score`` on the 12 MP photos, in process (FastAPI's test client), p50.
+* ``live``: ``zhuoji live`` on ``live_720p.mp4`` (10 s at 30 frames/s): processed frames/s and changes of reading.
+* ``accuracy``: mAP50 on the catalogue photos (labelled by make_inputs.py) with one pass, adaptive tiling and
+  windows over the whole photo.
+* ``sessions``: onnxruntime session options (threads, spinning, graph optimizations, memory arena) on the detector
+  and the crop classifier.
+
+The machine's load changes the absolute times: run it on a quiet machine, and read the ratios first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PEER = ("import sys\nfrom mahjong_detector import detect_tiles\n"
+        "for p in sys.argv[1:]:\n    print(p, ' '.join(detect_tiles(p)))\n")
+
+
+def run_process(cmd: list[str]) -> float:
+    t = time.perf_counter()
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:3])} ... failed: {out.stderr.strip()[-400:]}")
+    return time.perf_counter() - t
+
+
+def process(folder: Path, rounds: int) -> None:
+    photos = [str(p) for p in sorted(folder.glob("*.jpg"))]
+    ours_cmd = [str(Path(sys.executable).parent / "zhuoji"), "detect", "--json", *photos]
+    peer_cmd = [sys.executable, "-c", PEER, *photos]
+    ours, peer = [], []
+    for r in range(rounds):  # alternate, the first of each pair swapping, so both see the same load
+        pair = [(ours, ours_cmd), (peer, peer_cmd)]
+        for times, cmd in pair if r % 2 == 0 else pair[::-1]:
+            times.append(run_process(cmd))
+    o, p = statistics.median(ours), statistics.median(peer)
+    print(f"| {folder.name} ({len(photos)} photos) | {o:.2f} s | {p:.2f} s | {o / p:.2f} | "
+          f"{' '.join(f'{t:.2f}' for t in ours)} / {' '.join(f'{t:.2f}' for t in peer)} |")
+
+
+def stages(folder: Path, repeats: int) -> None:
+    import cv2  # noqa: F401  (loaded before timing)
+
+    from pipeline.settings import Settings, open_detector
+    from vision.images import load_image_reduced
+    from vision.layout import layout
+    from vision.reading import read
+
+    detector = open_detector(Settings.from_env())
+    photos = sorted(folder.glob("*.jpg"))
+    times: dict[str, list[float]] = {k: [] for k in ("decode", "detect", "classify", "back check", "layout",
+                                                      "reading", "Detector()", "Detector(turned='auto')")}
+    boxes = []
+    for path in photos:
+        data = path.read_bytes()
+        for rep in range(repeats + 1):
+            t = {}
+            t0 = time.perf_counter()
+            img = load_image_reduced(data, detector.min_side)[0]
+            t["decode"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            dets = detector(img, closer=False)
+            t["detect"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            named = detector.classifier(img, dets) if detector.classifier else dets
+            t["classify"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            if detector.back_check:
+                detector.back_check(img, named)
+            t["back check"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            lay = layout(named, mode="hand")
+            t["layout"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            read(named, lay, img)
+            t["reading"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            full = detector(img)
+            t["Detector()"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            detector(img, turned="auto")
+            t["Detector(turned='auto')"] = time.perf_counter() - t0
+            if rep:  # the first round warms caches and sessions
+                for k, v in t.items():
+                    times[k].append(v)
+        boxes.append(len(full))
+    med = {k: 1000 * statistics.median(v) for k, v in times.items()}
+    print(f"| {folder.name} ({len(photos)}, {statistics.median(boxes):.0f} boxes) | "
+          + " | ".join(f"{med[k]:.1f}" for k in times) + " |")
+
+
+def service(folder: Path, repeats: int) -> None:
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    photos = sorted(folder.glob("*.jpg"))
+    with TestClient(create_app()) as client:
+        for route in ("/v1/detect", "/v1/score"):
+            times = []
+            for rep in range(repeats + 1):
+                for p in photos:
+                    t = time.perf_counter()
+                    r = client.post(route, files={"image": (p.name, p.read_bytes(), "image/jpeg")},
+                                    data={"annotate": "false"} if route == "/v1/score" else None)
+                    if r.status_code != 200:
+                        raise SystemExit(f"{route} {p.name}: {r.status_code} {r.text[:200]}")
+                    if rep:
+                        times.append(time.perf_counter() - t)
+            print(f"{route} on {folder.name}/ ({len(photos)} photos × {repeats}): p50 "
+                  f"{1000 * statistics.median(times):.0f} ms, p90 {1000 * sorted(times)[int(0.9 * len(times))]:.0f} ms")
+
+
+def live(video: Path) -> None:
+    cmd = [str(Path(sys.executable).parent / "zhuoji"), "live", "--source", str(video), "--json"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"zhuoji live failed: {out.stderr.strip()[-400:]}")
+    lines = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    summary = lines[-1]["summary"]
+    readings = [line["reading"] for line in lines[:-1]]
+    print(f"zhuoji live {video.name}: {summary['frames_processed']} of {summary['frames_read']} frames in "
+          f"{summary['seconds']} s: {summary['fps']} frames/s, {summary['ms_per_frame']} ms per frame, the detector on "
+          f"{summary['detector_runs']} frames; "
+          f"{summary['changes']} announced reading(s): {readings}")
+
+
+def accuracy(inputs: Path) -> None:
+    """mAP50 (27 suited classes) on the catalogue photos, whose labels make_inputs.py writes: one pass, adaptive
+    tiling (the default) and windows over the whole photo."""
+    from pipeline.settings import Settings, open_detector
+    from vision.classes import OTHER
+    from vision.training.evaluate import SUITED, evaluate, with_alternatives
+
+    detector = open_detector(Settings.from_env())
+    images = sorted((inputs / "catalogue").glob("*.jpg"))
+    for name, tiled in (("one pass (tiled=False)", False), ("adaptive (default)", None),
+                        ("whole photo in windows (tiled=True)", True)):
+        result = evaluate(lambda p, t=tiled: with_alternatives(detector(p, conf=0.001, tiled=t), 1), images,
+                          inputs / "catalogue_labels", {27: OTHER}, name)
+        print(f"catalogue/ ({len(images)} photos), {name}: mAP50 {result.map50(SUITED):.4f}")
+
+
+def sessions(repeats: int) -> None:
+    """onnxruntime session options on the detector (one 640 px canvas) and the crop classifier (32 crops): the
+    fastest of ``repeats`` × 10 runs of each, the variants taken in turn so that they share the machine's load."""
+    import numpy as np
+    import onnxruntime as ort
+
+    from vision.classify import DEFAULT_CLASSIFIER
+    from vision.detect import DEFAULT_MODEL
+
+    rng = np.random.default_rng(0)
+    inputs = {DEFAULT_MODEL: rng.random((1, 3, 640, 640), np.float32),
+              DEFAULT_CLASSIFIER: rng.random((32, 3, 64, 64), np.float32)}
+    variants = {"threads=cores, no spinning (shipped)": dict(spin="0"), "threads=cores, spinning": dict(spin="1"),
+                "threads=1": dict(threads=1, spin="0"), "basic graph optimizations": dict(spin="0", level="basic"),
+                "no memory arena": dict(spin="0", arena=False)}
+    for path, x in inputs.items():
+        made = {}
+        for name, v in variants.items():
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = v.get("threads", os.cpu_count() or 1)
+            opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if v.get("level")
+                                             else ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+            opts.enable_cpu_mem_arena = v.get("arena", True)
+            opts.add_session_config_entry("session.intra_op.allow_spinning", v["spin"])
+            made[name] = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        feed = {next(iter(made.values())).get_inputs()[0].name: x}
+        best = {name: float("inf") for name in made}
+        for _ in range(repeats):
+            for name, session in made.items():
+                session.run(None, feed)
+                for _ in range(10):
+                    t = time.perf_counter()
+                    session.run(None, feed)
+                    best[name] = min(best[name], time.perf_counter() - t)
+        print(f"{path.name}: " + "; ".join(f"{name} {1000 * t:.1f} ms" for name, t in best.items()))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--inputs", type=Path, default=ROOT / "benchmarks" / "inputs")
+    ap.add_argument("--rounds", type=int, default=3, help="whole-process runs of each pipeline (median)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs per photo in the stage and service parts")
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip: process, stages, service, live, "
+                                               "accuracy, sessions")
+    args = ap.parse_args()
+    if not (args.inputs / "mixed").is_dir():
+        ap.error(f"{args.inputs}: no inputs there (run benchmarks/make_inputs.py first)")
+    skip = set(args.skip.split(","))
+    print(f"# Speed benchmark ({os.cpu_count()} cores)")
+    if "process" not in skip:
+        print("\n## Whole process (start-up + decode + detect), ours `zhuoji detect --json` vs mahjong-detector\n")
+        print("| photos | ours (median) | mahjong-detector (median) | ours / peer | runs ours / peer |")
+        print("| --- | --- | --- | --- | --- |")
+        for sub in ("mixed", "phone", "catalogue", "frames"):
+            process(args.inputs / sub, args.rounds)
+    if "stages" not in skip:
+        print("\n## Per stage, median ms per photo\n")
+        print("| photos | decode | detect | classify | back check | layout | reading | Detector() | "
+              "Detector(turned='auto') |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for sub in ("phone", "catalogue", "frames"):
+            stages(args.inputs / sub, args.repeats)
+    if "service" not in skip:
+        print("\n## Service\n")
+        service(args.inputs / "phone", args.repeats)
+    if "live" not in skip:
+        print("\n## Live mode\n")
+        live(args.inputs / "live_720p.mp4")
+    if "accuracy" not in skip:
+        print("\n## Tiling and accuracy on the catalogue photos\n")
+        accuracy(args.inputs)
+    if "sessions" not in skip:
+        print("\n## onnxruntime session options, fastest run\n")
+        sessions(args.repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

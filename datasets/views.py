@@ -1,0 +1,578 @@
+"""Scenes of the views people photograph, in many tile styles: for training and for the views benchmark.
+
+The general builder (``datasets/synth/``) draws whole tables; this one draws the views the detector misses on
+real photos, one kind per scene (``VIEWS``):
+
+* ``standing``: the player's-eye view of one's own standing concealed row, taken from the seat (the row fills the
+  frame; tiles seen slightly from above, thick body and top edge in view), sometimes with melds beside it;
+* ``melds``: a flat hand (concealed row face up) with 碰/杠 melds, at least one tile turned sideways (the
+  discard taken), the melds beside, above or below the row;
+* ``river``: discards (河) in loose heaps and untidy rows, any rotation, seen from any seat;
+* ``closeup``: 8-20 tiles filling the frame (a row, a small grid or a heap);
+* ``turned``: a standing row or a flat hand photographed with the phone held sideways (±90°).
+
+Tiles are the synthetic builder's rounded 3-D bodies (ivory face layer, coloured back layer: green, blue,
+yellow, orange or white; soft cast and contact shadows), rendered by a pinhole camera with a pure numpy/OpenCV
+painter, plus what a flat-shaded box lacks: a glossy face with a specular highlight (Blinn-Phong, per tile, drawn
+before nearer tiles cover it) and sometimes an automatic table's surface (felt around a raised centre panel).
+Faces come from any style of ``datasets/styles.py`` (procedural fonts, dots, bamboo and birds) and the artwork
+sets; ``--styles train`` uses every style not held out, ``--styles held-out`` only ``styles.HELD_OUT``.
+
+Labels: YOLO txt in ``vision/classes.py`` order, one box per tile around its face (or back) as projected by the
+camera (what the real photos and the shipped detector use), plus the builder's difficult words
+(``synth.difficulty``). Speed: see datasets/README.md (measured renders/hour and the data volume planned from it).
+
+    python datasets/views.py --out DIR --per-view 40 --seed 100 --styles held-out --split val   # benchmark set
+    python datasets/views.py --out DIR --n 3000 --seed 200 --styles train --workers 16        # training set
+    python datasets/views.py --preview DIR --per-view 2 --seed 0                              # PNGs with boxes
+
+A benchmark set writes ``DIR/images/val/<view>_<NNNNNN>.jpg`` (and labels, difficult words); a training set
+writes ``DIR/images/{train,val}/`` with views mixed by ``TRAIN_SHARES``. Scene ``i`` of view ``v`` depends only
+on ``(seed, v, i)`` and the style list, so a set is the same whatever ``--workers`` is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from datasets import styles as styles_mod
+from datasets import synth as S
+
+VIEWS = ("standing", "melds", "river", "closeup", "turned")
+TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "turned": 0.1}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Styles: the procedural ones join the synthetic builder's artwork (its faces are looked up by style name).
+# --------------------------------------------------------------------------------------------------------------
+
+
+def style_names(which: str) -> list[str]:
+    """``train``: every style here not held out; ``held-out``: the held-out ones here; else a comma list."""
+    here = styles_mod.available() + sorted(S.get_art())
+    if which == "train":
+        return styles_mod.training_styles(here)
+    if which == "held-out":
+        return [s for s in styles_mod.HELD_OUT if s in here]
+    names = [s.strip() for s in which.split(",") if s.strip()]
+    missing = [s for s in names if s not in here]
+    if missing:
+        raise ValueError(f"unknown or unavailable styles: {', '.join(missing)} (here: {', '.join(here)})")
+    return names
+
+
+def load_styles(names: list[str]) -> None:
+    """Add the procedural styles among ``names`` to the synthetic builder's artwork of this process."""
+    art = S.get_art()
+    for name in names:
+        if name in styles_mod.PROCEDURAL and name not in art:
+            art[name] = styles_mod.faces(name)
+
+
+def tileset(rng: np.random.Generator, style: str) -> S.TileSet:
+    """A random physical set (ivory tone, back colour, proportions) with the faces of ``style``."""
+    return S.random_tileset(rng, {style: {}})
+
+
+def honours(style: str) -> list[S.Face]:
+    """The `other` faces of a style (its winds and dragons)."""
+    return sorted(f for f in S.get_art()[style] if f.startswith("other/"))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Layouts, in the synthetic builder's world frame (one unit = one tile width; the owner sits at -y).
+# --------------------------------------------------------------------------------------------------------------
+
+
+def standing_row(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, n: int) -> list[S.TilePose]:
+    """The concealed row standing on its edge, faces towards the owner, usually sorted; sometimes the tile just
+    drawn stands a little apart at the right end."""
+    faces = [f for f in (deck.draw(0.03) for _ in range(n)) if f is not None]
+    if rng.random() < 0.8:
+        faces.sort(key=S.suit_sort_key)
+    tiles = S.row([(f, "stand", False) for f in faces], ts, rng, gap=rng.uniform(0.0, 0.03), jitter=0.015)
+    if len(tiles) > 4 and rng.random() < 0.35:
+        tiles[-1].x += rng.uniform(0.3, 0.8)
+    for t in tiles:  # a row is rarely perfectly straight: each tile leans and turns a little
+        t.yaw += rng.normal(0, 0.03)
+    return tiles
+
+
+def meld_with_turn(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, p_turn: float) -> list[S.TilePose]:
+    """One 碰/杠 face up (a tile turned sideways with probability ``p_turn``: the discard taken from another
+    player), or a 闷豆 (concealed kong: four face down, or three down and one up)."""
+    kind = rng.choice(["pong", "kong", "concealed"], p=[0.55, 0.2, 0.25])
+    k = 3 if kind == "pong" else 4
+    face = deck.draw_same(k)
+    if face is None:
+        return []
+    gap = rng.uniform(0.0, 0.05)
+    if kind == "concealed":
+        poses = ["down"] * 4
+        if rng.random() < 0.5:
+            poses[int(rng.integers(4))] = "up"
+        return S.row([(face, p, False) for p in poses], ts, rng, gap)
+    turned = [False] * k
+    if rng.random() < p_turn:
+        turned[int(rng.integers(k))] = True
+    return S.row([(face, "up", t) for t in turned], ts, rng, gap)
+
+
+def melds_line(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, n: int, p_turn: float) -> list[S.TilePose]:
+    """``n`` melds side by side along +x with gaps."""
+    tiles: list[S.TilePose] = []
+    x = 0.0
+    for _ in range(n):
+        m = meld_with_turn(deck, ts, rng, p_turn)
+        for t in m:
+            t.x += x
+        tiles += m
+        if tiles:
+            x = max(t.x for t in tiles) + ts.h / 2 + rng.uniform(0.2, 0.7)
+    return tiles
+
+
+def shifted(tiles: list[S.TilePose], dx: float, dy: float) -> list[S.TilePose]:
+    for t in tiles:
+        t.x, t.y = t.x + dx, t.y + dy
+    return tiles
+
+
+def layout_standing(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tuple[list[S.TilePose], list[S.TilePose]]:
+    """(all tiles, the tiles the camera frames): a standing row of 7-14, sometimes flat melds beside or in front."""
+    row = standing_row(deck, ts, rng, int(rng.integers(7, 15)))
+    tiles = list(row)
+    if rng.random() < 0.45:
+        melds = melds_line(deck, ts, rng, int(rng.integers(1, 4)), 0.5)
+        if melds:
+            if rng.random() < 0.6:  # to the right, on the row's line
+                end = max(t.x for t in row) + ts.w / 2 + rng.uniform(0.4, 1.2)
+                tiles += shifted(melds, end, -ts.h / 2 + rng.uniform(-0.2, 0.2))
+            else:  # in front of the row, towards the owner
+                tiles += shifted(melds, rng.uniform(-0.5, 2.0), -ts.h - rng.uniform(0.4, 1.0))
+    return tiles, row
+
+
+def layout_melds(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tuple[list[S.TilePose], list[S.TilePose]]:
+    """A flat concealed row of 1-13 and 1-4 melds (most with a turned tile) beside, above or below it."""
+    n_melds = int(rng.integers(1, 5))
+    hand = [f for f in (deck.draw(0.03) for _ in range(int(rng.integers(max(1, 13 - 3 * n_melds), 14 - 3 * n_melds))))
+            if f is not None]
+    if rng.random() < 0.75:
+        hand.sort(key=S.suit_sort_key)
+    row = S.row([(f, "up", False) for f in hand], ts, rng, gap=rng.uniform(0.0, 0.06))
+    melds = melds_line(deck, ts, rng, n_melds, 0.75)
+    width = max((t.x for t in row), default=0.0) + ts.w
+    where = rng.choice(["right", "above", "below", "left"], p=[0.45, 0.25, 0.2, 0.1])
+    if where == "right":
+        shifted(melds, width + rng.uniform(0.3, 1.2), rng.uniform(-0.15, 0.15))
+    elif where == "left":
+        mw = max((t.x for t in melds), default=0.0) + ts.h
+        shifted(melds, -mw - rng.uniform(0.3, 1.0), rng.uniform(-0.15, 0.15))
+    else:
+        dy = (ts.h + rng.uniform(0.3, 1.0)) * (1 if where == "above" else -1)
+        shifted(melds, rng.uniform(-0.5, 1.5), dy)
+    tiles = row + melds
+    return tiles, tiles
+
+
+def layout_river(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tuple[list[S.TilePose], list[S.TilePose]]:
+    """Discards: a loose heap (random positions and angles, none overlapping), or untidy rows of six, or both."""
+    tiles: list[S.TilePose] = []
+    if rng.random() < 0.7:
+        n = int(rng.integers(5, 22))
+        heap = S.pile(deck, ts, rng, n, radius=0.6 + 0.35 * math.sqrt(n), p_down=rng.uniform(0, 0.15))
+        tiles += heap.tiles if heap else []
+    if not tiles or rng.random() < 0.4:
+        rv = S.river(deck, ts, rng, int(rng.integers(4, 19)))
+        if rv:
+            dy = (max(t.y for t in tiles) + 1.2) if tiles else 0.0
+            angle = rng.normal(0, 0.25)
+            tiles += rv.moved(rng.uniform(-2, 0), dy, angle).tiles
+    return tiles, tiles
+
+
+def layout_closeup(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tuple[list[S.TilePose], list[S.TilePose]]:
+    """8-20 tiles close together: a flat row, a standing row, two or three rows, or a small heap."""
+    n = int(rng.integers(8, 21))
+    kind = rng.choice(["row", "stand", "rows", "heap"], p=[0.3, 0.25, 0.25, 0.2])
+    if kind in ("row", "stand") and n > 12:  # a single line of more would be a thin strip across the frame
+        n = int(rng.integers(8, 13))
+    if kind == "stand":
+        tiles = standing_row(deck, ts, rng, n)
+    elif kind == "heap":
+        heap = S.pile(deck, ts, rng, n, radius=0.5 + 0.35 * math.sqrt(n), p_down=rng.uniform(0, 0.2))
+        tiles = heap.tiles if heap else []
+    else:
+        rows = 1 if kind == "row" else int(rng.integers(2, 4))
+        per = math.ceil(n / rows)
+        tiles = []
+        gap = rng.uniform(0.0, 0.2)
+        for r in range(rows):
+            faces = [f for f in (deck.draw(0.05) for _ in range(per)) if f is not None]
+            line = S.row([(f, "down" if rng.random() < 0.05 else "up", False) for f in faces], ts, rng, gap)
+            tiles += shifted(line, 0.0, r * (ts.h + rng.uniform(0.05, 0.5)))
+    return tiles, tiles
+
+
+LAYOUTS = {"standing": layout_standing, "melds": layout_melds, "river": layout_river, "closeup": layout_closeup}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Cameras
+# --------------------------------------------------------------------------------------------------------------
+
+
+def frame_camera(rng: np.random.Generator, focus: list[S.TilePose], ts: S.TileSet, size: int, tilt: float,
+                 azimuth: float, roll: float, fill: float, f_rel: float) -> S.Camera:
+    """A camera aimed at the middle of ``focus`` whose tiles span about ``fill`` of the frame's width (more than 1
+    cuts the row off at the sides), with focal length ``f_rel`` x size (longer where the horizon must stay out)."""
+    pts = np.concatenate([S.tile_corners(t, ts) for t in focus])
+    centre = (pts.min(0) + pts.max(0)) / 2
+    centre[2] = 0.3 * pts[:, 2].max()
+    # the extent across the camera's view: along the row as the owner sees it, rotated by the camera's azimuth
+    side = np.array([-math.sin(azimuth), math.cos(azimuth)])
+    depth = np.array([math.cos(azimuth), math.sin(azimuth)])  # away from the camera, foreshortened by the tilt
+    extent = max(float(np.ptp(pts[:, :2] @ side)), float(np.ptp(pts[:, :2] @ depth)) * math.cos(tilt)) + 1e-3
+    f = f_rel * size
+    half_diag = math.hypot(size / 2, size / 2)
+    f = max(f, half_diag / math.tan(math.radians(82) - tilt))  # the steepest corner ray still meets the table
+    dist = f * extent / (fill * size)
+    dist = max(dist, 2.5 * ts.h)  # a phone does not focus closer than about 7 cm
+    target = centre + np.append(rng.normal(0, 0.08 * extent, 2), 0.0)
+    return S.look_at(target, tilt, azimuth, roll, dist, f, f, size)
+
+
+def view_camera(rng: np.random.Generator, view: str, layout: str, focus: list[S.TilePose], ts: S.TileSet,
+                size: int) -> S.Camera:
+    """How people photograph each view (``layout`` is the tile arrangement; ``view`` adds the phone's turn)."""
+    roll = rng.normal(0, 0.05)
+    if view == "turned":
+        roll = float(rng.choice([-1.0, 1.0])) * math.pi / 2 + rng.normal(0, 0.08)
+    if layout == "standing":  # from the seat, slightly above the row
+        tilt, azimuth = math.radians(rng.uniform(38, 64)), -math.pi / 2 + rng.normal(0, 0.12)
+        fill, f_rel = rng.uniform(0.85, 1.35), rng.uniform(0.75, 1.4)
+    elif layout == "melds":
+        tilt, azimuth = math.radians(rng.uniform(0, 45)), -math.pi / 2 + rng.normal(0, 0.15)
+        fill, f_rel = rng.uniform(0.6, 1.0), rng.uniform(0.8, 1.8)
+    elif layout == "river":
+        tilt, azimuth = math.radians(rng.uniform(0, 50)), rng.uniform(-math.pi, math.pi)
+        fill, f_rel = rng.uniform(0.45, 0.95), rng.uniform(0.8, 1.8)
+    else:  # closeup: the tiles fill the frame
+        tilt, azimuth = math.radians(rng.uniform(0, 50)), -math.pi / 2 + rng.normal(0, 0.3)
+        fill, f_rel = rng.uniform(0.85, 1.3), rng.uniform(0.75, 1.5)
+    if view == "turned":  # the frame's long way now runs along the row: fill the height instead
+        fill *= rng.uniform(0.8, 1.0)
+    return frame_camera(rng, focus, ts, size, tilt, azimuth, roll, fill, f_rel)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Rendering: the synthetic builder's painter, with glossy faces and automatic-table surfaces.
+# --------------------------------------------------------------------------------------------------------------
+
+
+def tex_auto_table(rng: np.random.Generator, h: int, w: int, ppu: float) -> np.ndarray:
+    """An automatic table: fine felt in its usual colours around a raised square centre panel (dark plastic with
+    a dice window and a display) and the dark slots where the walls come up."""
+    felt = np.array(S.FELT_COLOURS[rng.integers(len(S.FELT_COLOURS))], np.float32)
+    tex = np.empty((h, w, 3), np.float32)
+    tex[:] = S.jitter_colour(rng, tuple(felt), 0.15)
+    tex *= (1 + 0.05 * (S.fbm(rng, h, w, max(4.0, w / ppu / 2)) - 0.5))[..., None]
+    cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+    half = rng.uniform(2.5, 4.5) * ppu
+    panel = S.jitter_colour(rng, (40, 40, 45), 0.4)
+    ang = rng.uniform(-0.2, 0.2)
+    box = cv2.boxPoints(((cx, cy), (2 * half, 2 * half), math.degrees(ang))).astype(np.int32)
+    cv2.fillConvexPoly(tex, box, (panel * 1.5).tolist(), cv2.LINE_AA)
+    inner = cv2.boxPoints(((cx, cy), (1.8 * half, 1.8 * half), math.degrees(ang))).astype(np.int32)
+    cv2.fillConvexPoly(tex, inner, panel.tolist(), cv2.LINE_AA)
+    cv2.circle(tex, (int(cx), int(cy)), int(0.35 * half), (panel * 0.6).tolist(), -1, cv2.LINE_AA)  # dice window
+    cv2.rectangle(tex, (int(cx - 0.5 * half), int(cy + 0.5 * half)), (int(cx + 0.5 * half), int(cy + 0.7 * half)),
+                  (40, 40, 200), -1)  # the display
+    for k in range(4):  # the slots where the walls rise, one per side
+        a = ang + k * math.pi / 2
+        d = half + rng.uniform(1.5, 3.0) * ppu
+        sx, sy = cx + d * math.cos(a), cy + d * math.sin(a)
+        slot = cv2.boxPoints(((sx, sy), (0.4 * ppu, 9 * ppu), math.degrees(a))).astype(np.int32)
+        cv2.fillConvexPoly(tex, slot, (felt * 0.35).tolist(), cv2.LINE_AA)
+    return tex
+
+
+def render_table(rng: np.random.Generator, cam: S.Camera) -> np.ndarray:
+    """The table in perspective: an automatic table's surface a third of the time, else the builder's materials."""
+    s = cam.size
+    quad = cam.unproject_to_table(np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float64))
+    lo = quad.min(0) - 1
+    extent = np.minimum(quad.max(0) + 1 - lo, 400.0)
+    ppu = float(min(480 / extent.max(), 120.0))
+    tw, th = max(8, int(extent[0] * ppu)), max(8, int(extent[1] * ppu))
+    tex = tex_auto_table(rng, th, tw, ppu) if rng.random() < 0.35 else S.random_texture(rng, th, tw, ppu)
+    if rng.random() < 0.2:
+        S.add_clutter(rng, tex, ppu)
+    to_tex = np.array([[ppu, 0, -lo[0] * ppu], [0, ppu, -lo[1] * ppu], [0, 0, 1]])
+    h_img = cam.table_homography() @ np.linalg.inv(to_tex)
+    return cv2.warpPerspective(np.clip(tex, 0, 255).astype(np.uint8), h_img, (s, s), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REFLECT)
+
+
+@dataclass
+class Gloss:
+    """The glaze of the tiles: how strong and how tight their specular highlight is."""
+
+    strength: float  # peak added brightness, 0..1 of full white
+    shininess: float  # Blinn-Phong exponent
+
+
+def add_specular(img: np.ndarray, cam: S.Camera, p: S.Placed, ts: S.TileSet, light: S.Light, gloss: Gloss) -> None:
+    """The highlight on a tile's visible face or back: Blinn-Phong evaluated on a grid over the face and warped
+    onto it in the image (the view direction changes across a near face, so the highlight moves and falls off)."""
+    centre, u, v, n = p.frame
+    if n @ (cam.C - centre) > 0:
+        quad, normal, c = p.uv[:4], n, centre
+    elif -n @ (cam.C - (centre - ts.d * n)) > 0:
+        quad, normal, c = p.uv[[5, 4, 7, 6]], -n, centre - ts.d * n
+        u = -u  # the back seen unmirrored: its right is the face's left
+    else:
+        return
+    roi = S.render._roi(quad, img.shape[0])
+    if roi is None:
+        return
+    g = 12
+    a, b = np.meshgrid(np.linspace(-1, 1, g), np.linspace(1, -1, g))  # texture rows run top (v = +1) to bottom
+    pts = c + (a[..., None] * ts.w / 2) * u + (b[..., None] * ts.h / 2) * v
+    view = cam.C - pts
+    view /= np.linalg.norm(view, axis=-1, keepdims=True)
+    half = view + light.to_light
+    half /= np.linalg.norm(half, axis=-1, keepdims=True)
+    spec = (np.clip(half @ normal, 0, 1) ** gloss.shininess * gloss.strength * 255).astype(np.float32)
+    x0, y0, x1, y1 = roi
+    src = np.array([[-0.5, -0.5], [g - 0.5, -0.5], [g - 0.5, g - 0.5], [-0.5, g - 0.5]], np.float32)
+    m = cv2.getPerspectiveTransform(src, (quad - 0.5 - (x0, y0)).astype(np.float32))
+    warped = cv2.warpPerspective(spec, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderValue=0)
+    mask = np.zeros_like(warped)
+    cv2.fillConvexPoly(mask, np.round((quad - (x0, y0)) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+    patch = img[y0:y1, x0:x1].astype(np.float32) + (warped * mask)[..., None]
+    img[y0:y1, x0:x1] = np.clip(patch, 0, 255).astype(np.uint8)
+
+
+def compose(rng: np.random.Generator, cam: S.Camera, tiles: list[S.TilePose], ts: S.TileSet, light: S.Light,
+            gloss: Gloss) -> tuple[np.ndarray, S.Labels]:
+    """Table, shadows, then tiles back to front, each with its highlight before nearer tiles cover it; labels as
+    ``synth.compose`` makes them (same rules for what is shown, dropped, hidden)."""
+    img = render_table(rng, cam)
+    placed = [p for p in (S.place(cam, t, ts) for t in tiles) if p is not None]
+    img = S.draw_shadows(img, cam, placed, ts, light, cam.tile_px(ts.w), rng)
+    ts.level = S.texture_level(placed)
+    S.back_texture(ts, rng)
+    order = sorted(placed, key=lambda q: -q.depth)
+    ids = np.zeros(img.shape[:2], np.int32)
+    tops = np.zeros(img.shape[:2], bool)
+    drawn = []
+    for k, p in enumerate(order):
+        drawn.append(S.draw_tile(img, cam, p, ts, light, ids, k + 1, tops))
+        add_specular(img, cam, p, ts, light, gloss)
+    seen = np.bincount(ids.ravel(), minlength=len(order) + 1)[1:]
+    top_seen = np.bincount(ids[tops], minlength=len(order) + 1)[1:]
+    boxes, face_boxes, classes, views = [], [], [], []
+    for p, (area, shown, top_px), vis, top_vis in zip(order, drawn, seen, top_seen, strict=True):
+        box, frac = p.box(cam.size)
+        if frac < S.MIN_VISIBLE or vis < S.MIN_VISIBLE * area or min(box[2] - box[0], box[3] - box[1]) < 4:
+            continue
+        label = S.shown_label(p.tile, shown, top_px, top_vis, area)
+        if label is None:
+            continue
+        top = p.uv[:4] if shown == "face" else p.uv[[5, 4, 7, 6]]
+        rim = p.outline_uv[:16] if shown == "face" else p.outline_uv[16:]
+        boxes.append(box)
+        face_boxes.append(np.concatenate([np.maximum(rim.min(0), 0.0), np.minimum(rim.max(0), float(cam.size))]))
+        classes.append(label)
+        views.append((S.share_inside(top, cam.size), top_vis / top_px, S.narrow_width(top)))
+    return img, S.Labels(np.array(boxes, np.float32).reshape(-1, 4), np.array(face_boxes, np.float32).reshape(-1, 4),
+                         np.array(classes, np.int64), np.array(views, np.float32).reshape(-1, 3))
+
+
+def random_light(rng: np.random.Generator, cam: S.Camera) -> S.Light:
+    """Room light from above; half the time from beyond the tiles, facing the camera (the glare people get)."""
+    el = math.radians(rng.uniform(40, 85))
+    if rng.random() < 0.5:
+        away = cam.R[2, :2] / max(np.linalg.norm(cam.R[2, :2]), 1e-6)  # the camera's look direction on the table
+        az = math.atan2(away[1], away[0]) + rng.normal(0, 0.5)
+    else:
+        az = rng.uniform(-math.pi, math.pi)
+    to_light = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+    return S.Light(to_light, rng.uniform(0.45, 0.75))
+
+
+@dataclass
+class ViewScene:
+    """A rendered view: the builder's scene (face boxes) and what made it."""
+
+    scene: S.Scene
+    view: str
+    style: str
+    tiles: list[S.TilePose]
+    tileset: S.TileSet
+    camera: S.Camera
+
+
+def render_view(rng: np.random.Generator, view: str, style_list: list[str], size: int = 640) -> ViewScene:
+    """One scene of ``view`` in a style drawn from ``style_list`` (loaded with :func:`load_styles`)."""
+    style = style_list[int(rng.integers(len(style_list)))]
+    ts = tileset(rng, style)
+    deck = S.Deck(rng, honours(style))
+    layout = str(rng.choice(["standing", "melds"], p=[0.6, 0.4])) if view == "turned" else view
+    tiles, focus = LAYOUTS[layout](deck, ts, rng)
+    cam = view_camera(rng, view, layout, focus or tiles, ts, size)
+    gloss = Gloss(rng.uniform(0.1, 0.6), rng.uniform(8, 80))
+    img, labels = compose(rng, cam, tiles, ts, random_light(rng, cam), gloss)
+    img = S.photometric(img, rng)
+    img, spread = S.blur(img, rng)
+    img = S.jpeg(S.sensor_noise(img, rng), rng)
+    scene = S.Scene(img, labels.boxes, labels.face_boxes, labels.classes,
+                    S.difficulty(labels.classes, labels.views, spread))
+    return ViewScene(scene, view, style, tiles, ts, cam)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Dataset files
+# --------------------------------------------------------------------------------------------------------------
+
+
+def view_rng(seed: int, view: str, index: int) -> np.random.Generator:
+    return np.random.default_rng([seed, VIEWS.index(view), index])
+
+
+def _write_one(job: tuple[Path, int, str, int, int, str, tuple[str, ...]]) -> tuple[str, str, int]:
+    out, seed, view, index, size, split, names = job
+    vs = render_view(view_rng(seed, view, index), view, list(names), size)
+    name = f"{view}_{index:06d}"
+    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), vs.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    lines = S.yolo_lines(vs.scene.face_boxes, vs.scene.classes, size)
+    (out / "labels" / split / f"{name}.txt").write_text("".join(f"{ln}\n" for ln in lines))
+    words = S.difficult_words(vs.scene.difficult)
+    (out / "difficult" / split / f"{name}.txt").write_text("".join(f"{w}\n" for w in words))
+    return name, vs.style, len(lines)
+
+
+def _init_worker(names: tuple[str, ...]) -> None:
+    cv2.setNumThreads(1)
+    load_styles(list(names))
+
+
+def plan(n: int | None, per_view: int | None, views: tuple[str, ...] | list[str], seed: int, val_frac: float, split: str
+         ) -> list[tuple[str, int, str]]:
+    """(view, index, split) of every scene: ``per_view`` of each view, or ``n`` shared by ``TRAIN_SHARES``."""
+    if per_view is not None:
+        items = [(v, i) for v in views for i in range(per_view)]
+    else:
+        shares = np.array([TRAIN_SHARES[v] for v in views])
+        counts = np.floor(shares / shares.sum() * (n or 0)).astype(int)
+        counts[0] += (n or 0) - counts.sum()
+        items = [(v, i) for v, c in zip(views, counts, strict=True) for i in range(c)]
+    if split == "val":
+        return [(v, i, "val") for v, i in items]
+    val = set(np.random.default_rng([seed, 1 << 30]).permutation(len(items))[: round(len(items) * val_frac)])
+    return [(v, i, "val" if k in val else "train") for k, (v, i) in enumerate(items)]
+
+
+def build(out_dir: str | Path, names: list[str], seed: int, views: tuple[str, ...] | list[str] = VIEWS, n: int | None = None,
+          per_view: int | None = None, size: int = 640, split: str = "train", val_frac: float = 0.1,
+          workers: int = 1, progress: bool = True, command: str = "") -> Path:
+    """Write the scenes and a data.yaml; returns its path. ``split="val"`` puts every scene in validation (a
+    benchmark set)."""
+    # Workers are the parallelism; an OpenCV thread pool in the parent could also leave a lock held across the
+    # fork (seen once here: both workers waiting forever)
+    cv2.setNumThreads(1)
+    out = Path(out_dir).resolve()
+    for kind in ("images", "labels", "difficult"):
+        for sp in ("train", "val"):
+            (out / kind / sp).mkdir(parents=True, exist_ok=True)
+    load_styles(names)
+    jobs = [(out, seed, v, i, size, sp, tuple(names)) for v, i, sp in plan(n, per_view, views, seed, val_frac, split)]
+    bar = tqdm(total=len(jobs), desc="views", unit="img", disable=not progress)
+    if workers <= 1:
+        results = []
+        for job in jobs:
+            results.append(_write_one(job))
+            bar.update()
+    else:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers, _init_worker, (tuple(names),)) as pool:
+            results = []
+            for r in pool.imap_unordered(_write_one, jobs, chunksize=2):
+                results.append(r)
+                bar.update()
+    bar.close()
+    styles_used = {name: style for name, style, _ in sorted(results)}
+    (out / "build.json").write_text(json.dumps({
+        "command": command, "seed": seed, "size": size, "views": list(views), "n": n, "per_view": per_view,
+        "split": split, "boxes": "face", "styles": names, "held_out": list(styles_mod.HELD_OUT),
+        "labels": sum(k for _, _, k in results), "scene_styles": styles_used}, indent=1) + "\n")
+    return S.write_data_yaml(out / "data.yaml", out, "images/train", "images/val")
+
+
+def preview(out_dir: Path, per_view: int, seed: int, names: list[str], size: int = 640) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    load_styles(names)
+    paths = []
+    for view in VIEWS:
+        for i in range(per_view):
+            vs = render_view(view_rng(seed, view, i), view, names, size)
+            p = out_dir / f"{view}_{i:03d}_{vs.style}.png"
+            cv2.imwrite(str(p), S.draw_boxes(vs.scene.image, vs.scene.face_boxes, vs.scene.classes, vs.scene.difficult))
+            paths.append(p)
+    return paths
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, help="dataset folder to write")
+    ap.add_argument("--preview", type=Path, help="write PNGs with boxes drawn here instead")
+    ap.add_argument("--n", type=int, help="scenes in all, shared among the views by TRAIN_SHARES")
+    ap.add_argument("--per-view", type=int, help="scenes per view (a benchmark set)")
+    ap.add_argument("--views", default=",".join(VIEWS), help="comma list of views")
+    ap.add_argument("--styles", default="train", help="train | held-out | a comma list of style names")
+    ap.add_argument("--split", choices=["train", "val"], default="train",
+                    help="val: every scene in images/val (a benchmark set)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--size", type=int, default=640)
+    ap.add_argument("--val-frac", type=float, default=0.1)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--shared", type=Path, default=S.SHARED, help="the shared material folder (tile art)")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)  # before drawing any style: see build()
+    S.set_shared(args.shared)
+    views = [v.strip() for v in args.views.split(",") if v.strip()]
+    if bad := [v for v in views if v not in VIEWS]:
+        ap.error(f"unknown views: {', '.join(bad)} (choose from {', '.join(VIEWS)})")
+    try:
+        names = style_names(args.styles)
+    except ValueError as e:
+        ap.error(str(e))
+    if not names:
+        ap.error(f"no styles available for --styles {args.styles} (install the fonts: see datasets/styles.py)")
+    print(f"styles: {', '.join(names)}", file=sys.stderr)
+    if args.preview:
+        for p in preview(args.preview, args.per_view or 1, args.seed, names, args.size):
+            print(p)
+        return
+    if not args.out or (args.n is None) == (args.per_view is None):
+        ap.error("--out and exactly one of --n or --per-view are required (or --preview)")
+    command = "python datasets/views.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    print(build(args.out, names, args.seed, views, args.n, args.per_view, args.size, args.split, args.val_frac,
+                args.workers, command=command))
+
+
+if __name__ == "__main__":
+    main()

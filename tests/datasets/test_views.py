@@ -1,0 +1,155 @@
+"""Tile styles and view scenes (datasets/styles.py, datasets/views.py): faces drawn as named, labels that match the
+tiles placed, held-out styles kept out of training."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = 320
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"zhuoji_datasets_{name}", ROOT / "datasets" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def views(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    old = os.environ.get("ZHUOJI_CACHE")
+    os.environ["ZHUOJI_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    module = _load("views")
+    art = module.S.artwork
+    kmj_dir, shared = art.KMJ_DIR, art.shared_folder()
+    art.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests (as in test_synth.py)
+    module.S.set_shared(ROOT.parent / "shared")
+    yield module
+    # The builder is one module shared with other tests: put it back, without the styles added here.
+    art.KMJ_DIR = kmj_dir
+    module.S.set_shared(shared)
+    art._art_of.cache_clear()
+    art._scaled_glyph.cache_clear()
+    if old is None:
+        os.environ.pop("ZHUOJI_CACHE", None)
+    else:
+        os.environ["ZHUOJI_CACHE"] = old
+
+
+@pytest.fixture(scope="module")
+def styles(views: ModuleType) -> ModuleType:
+    return views.styles_mod
+
+
+def some_styles(views: ModuleType) -> list[str]:
+    """Two procedural styles where their fonts are installed, else the CC0 artwork alone."""
+    procedural = views.styles_mod.available()[:2]
+    names = procedural or ["fluffy"]
+    views.load_styles(names)
+    return names
+
+
+def test_procedural_faces_are_distinct_and_complete(styles: ModuleType) -> None:
+    names = styles.available()
+    if not names:
+        pytest.skip("no CJK font of datasets/styles.py installed (apt-get install fonts-noto-cjk ...)")
+    faces = styles.faces(names[0])
+    suited = list(CLASS_NAMES[:27])
+    assert set(suited) <= set(faces)
+    assert sum(f.startswith(f"other/{names[0]}/") for f in faces) == len(styles.HONOURS)
+    for f in faces.values():
+        assert f.shape == (styles.TEX_H, styles.TEX_W, 4) and f.dtype == np.uint8
+        assert (f[..., 3] > 128).mean() > 0.01  # there is ink
+    # every suited face differs from every other (no two tiles drawn alike)
+    ink = np.stack([faces[f][..., 3].astype(np.float32) for f in suited])
+    diff = np.abs(ink[:, None] - ink[None]).mean((2, 3))
+    assert (diff + np.eye(27) * 1e9).min() > 2.0
+    if len(names) > 1:  # and styles differ: the 1s bird of two styles is not the same drawing
+        assert np.abs(faces["1s"].astype(np.float32) - styles.faces(names[1])["1s"]).mean() > 2.0
+
+
+def test_held_out_styles_stay_out_of_training(views: ModuleType, styles: ModuleType) -> None:
+    assert set(styles.HELD_OUT) <= set(styles.PROCEDURAL)
+    train = views.style_names("train")
+    assert not set(train) & set(styles.HELD_OUT)
+    assert "fluffy" in train
+    assert set(views.style_names("held-out")) <= set(styles.HELD_OUT)
+    with pytest.raises(ValueError):
+        views.style_names("no-such-style")
+
+
+def test_a_row_seen_from_above_is_labelled_tile_by_tile(views: ModuleType) -> None:
+    """Every tile of a flat row in full view gets exactly one label, of its class, its box around its face."""
+    S = views.S
+    style = some_styles(views)[0]
+    rng = np.random.default_rng(3)
+    ts = views.tileset(rng, style)
+    faces = ["1s", "9m", "5p", "7s", "2m", "8p", views.honours(style)[0] if views.honours(style) else "3s"]
+    tiles = S.row([(f, "up", i == 3) for i, f in enumerate(faces)], ts, rng, gap=0.1)
+    tiles.append(S.TilePose("4p", "down", 3.0, 2.2, 0.0))  # a face-down tile: `back`
+    cam = views.frame_camera(rng, tiles, ts, SIZE, 0.0, -math.pi / 2, 0.0, 0.8, 1.0)
+    img, labels = views.compose(rng, cam, tiles, ts, S.Light(np.array([0.3, 0.2, 0.93]), 0.6), views.Gloss(0.4, 30))
+    assert img.shape == (SIZE, SIZE, 3)
+    assert len(labels.classes) == len(tiles)
+    assert sorted(labels.classes.tolist()) == sorted(t.label for t in tiles)
+    assert (labels.face_boxes >= 0).all() and (labels.face_boxes <= SIZE).all()
+    # the face box of each tile is its face quad's bounds: the turned 7s is wider than tall
+    turned = labels.face_boxes[labels.classes == CLASS_NAMES.index("7s")][0]
+    assert turned[2] - turned[0] > turned[3] - turned[1]
+    if views.honours(style):
+        assert OTHER in labels.classes
+
+
+@pytest.mark.parametrize("view", ["standing", "melds", "river", "closeup", "turned"])
+def test_each_view_renders_with_valid_labels(views: ModuleType, view: str) -> None:
+    names = some_styles(views)
+    vs = views.render_view(views.view_rng(7, view, 0), view, names, SIZE)
+    sc = vs.scene
+    assert sc.image.shape == (SIZE, SIZE, 3)
+    assert len(sc.classes) > 0
+    assert ((sc.classes >= 0) & (sc.classes < NUM_CLASSES)).all()
+    assert (sc.face_boxes[:, :2] >= 0).all() and (sc.face_boxes[:, 2:] <= SIZE).all()
+    assert (sc.face_boxes[:, 2:] > sc.face_boxes[:, :2]).all()
+    # one label per tile at most; every tile whose whole outline is in view and that lies flat is labelled
+    S = views.S
+    in_view = [p for p in (S.place(vs.camera, t, vs.tileset) for t in vs.tiles)
+               if p is not None and p.box(SIZE)[1] >= 1.0 and p.tile.pose != "stand"]
+    assert len(in_view) <= len(sc.classes) <= len(vs.tiles)
+    if view == "turned":  # the phone was held sideways: the row runs up the frame
+        cx = (sc.face_boxes[:, 0] + sc.face_boxes[:, 2]) / 2
+        cy = (sc.face_boxes[:, 1] + sc.face_boxes[:, 3]) / 2
+        assert np.ptp(cy) > np.ptp(cx)
+
+
+def test_build_writes_a_benchmark_set(views: ModuleType, tmp_path: Path) -> None:
+    names = some_styles(views)
+    yaml = views.build(tmp_path / "set", names, seed=5, views=["melds", "closeup"], per_view=2, size=256,
+                       split="val", progress=False, command="test")
+    assert yaml.exists()
+    images = sorted((tmp_path / "set" / "images" / "val").glob("*.jpg"))
+    assert [p.stem for p in images] == ["closeup_000000", "closeup_000001", "melds_000000", "melds_000001"]
+    meta = json.loads((tmp_path / "set" / "build.json").read_text())
+    assert meta["styles"] == names and set(meta["scene_styles"]) == {p.stem for p in images}
+    for p in images:
+        rows = (tmp_path / "set" / "labels" / "val" / f"{p.stem}.txt").read_text().split("\n")
+        rows = [r.split() for r in rows if r]
+        words = (tmp_path / "set" / "difficult" / "val" / f"{p.stem}.txt").read_text().split()
+        assert len(words) == len(rows) > 0
+        for r in rows:
+            assert 0 <= int(r[0]) < NUM_CLASSES
+            cx, cy, w, h = map(float, r[1:])
+            assert min(cx - w / 2, cy - h / 2) >= -1e-6 and max(cx + w / 2, cy + h / 2) <= 1 + 1e-6
