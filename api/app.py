@@ -94,6 +94,15 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     def index() -> FileResponse:
         return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
+    @app.get("/t/{table_id}", include_in_schema=False)
+    def shared_table(table_id: str) -> FileResponse:  # noqa: ARG001 - the page reads the id from its address
+        # A table's read-only link: the same page, which sees /t/{id} and shows only the totals and history.
+        return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:  # browsers and bookmarks ask for it even when the page names its icon
+        return FileResponse(WEB / "favicon.svg", media_type="image/svg+xml")
+
     app.mount("/web", StaticFiles(directory=WEB), name="web")
     return app
 

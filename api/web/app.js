@@ -20,6 +20,7 @@ const state = {
   river: [], // [{tile, box}]
   indicator: null, // {tile, box}
   removed: new Set(), // boxes whose tile was removed from the hand
+  foreign: new Set(), // boxes of tiles not in the 108-tile set (winds, dragons, flowers): removed on reading
   seq: 0, // only the answer to the latest request is shown
 };
 
@@ -103,17 +104,38 @@ function setHow(value) {
 
 // ------------------------------------------------------------------------------------- reading ↔ state
 
+// A box the detector called "other" that the reading could not turn into a suited tile: a wind, dragon or flower.
+const isForeign = (t) => t.detected === "other" && !TILES.includes(t.tile) && t.role !== "meld";
+
+// Returns how many tiles not in the 108-tile set were removed.
 function loadReading(data) {
   state.boxes = data.tiles;
-  state.removed = new Set();
+  state.foreign = new Set(data.tiles.filter(isForeign).map((t) => t.index));
+  state.removed = new Set(state.foreign);
   const byOrder = (a, b) => a.order - b.order;
-  state.hand = data.tiles.filter((t) => t.role === "concealed").sort(byOrder)
+  const kept = (t) => !state.foreign.has(t.index);
+  state.hand = data.tiles.filter((t) => t.role === "concealed" && kept(t)).sort(byOrder)
     .map((t) => ({ tile: t.tile, box: t.index, doubtful: t.doubtful }));
   state.melds = data.hand.melds.map((m) => ({ type: m.type, tile: m.tile, boxes: m.boxes }));
-  state.river = data.tiles.filter((t) => t.role === "river").sort(byOrder).map((t) => ({ tile: t.tile, box: t.index }));
-  const ind = data.tiles.find((t) => t.role === "indicator");
+  state.river = data.tiles.filter((t) => t.role === "river" && kept(t)).sort(byOrder)
+    .map((t) => ({ tile: t.tile, box: t.index }));
+  const ind = data.tiles.find((t) => t.role === "indicator" && kept(t));
   state.indicator = ind ? { tile: ind.tile, box: ind.index } : null;
-  showRetake(data.retake || []);
+  // The server's retake reasons counted the foreign tiles (as a tile too many, as hard to read): drop those
+  // that only concern them, and say plainly what happened instead.
+  const n = state.foreign.size;
+  const count = handCount();
+  const reasons = (data.retake || []).filter((r) => {
+    if (!n) return true;
+    if (r.code === "count_mismatch") return count !== 13 && count !== 14;
+    return !(r.boxes.length && r.boxes.every((b) => state.foreign.has(b)));
+  });
+  showRetake(reasons);
+  return n;
+}
+
+function foreignNote(n) {
+  return n ? `${n} tile${n > 1 ? "s" : ""} not in the 108-tile set (a wind, dragon or flower) — removed. ` : "";
 }
 
 function boxLabel(box) {
@@ -124,6 +146,7 @@ function boxLabel(box) {
   const r = state.river.find((x) => x.box === box.index);
   if (r) return ["river", r.tile, r.fixed];
   if (state.indicator && state.indicator.box === box.index) return ["indicator", state.indicator.tile, false];
+  if (state.foreign.has(box.index)) return ["removed foreign", "✕", false]; // short: the label must not cover its neighbours
   return [state.removed.has(box.index) ? "removed" : "unassigned", box.tile, false];
 }
 
@@ -182,6 +205,17 @@ function render() {
   drawHand();
 }
 
+function clearPhoto() {
+  if (state.photo) URL.revokeObjectURL(state.photo.url);
+  state.photo = null;
+  state.boxes = [];
+  state.foreign = new Set();
+  state.removed = new Set();
+  $("photo-img").removeAttribute("src");
+  $("photo").hidden = true;
+  showRetake([]);
+}
+
 function showRetake(reasons) {
   $("retake").hidden = reasons.length === 0;
   $("retake-list").replaceChildren(...reasons.map((r) => h("li", {}, r.message)));
@@ -196,14 +230,24 @@ function openPicker(target) {
   const titles = { hand: "Which tile is it?", meld: "Tile of this meld", river: "Discarded tile",
                    indicator: "翻鸡 flipped tile", box: "Add this tile to the hand", new: "Add a tile to the hand",
                    newmeld: "Tile of the new meld (碰 pong)" };
-  $("picker-title").textContent = titles[target.kind];
+  const current = { hand: () => state.hand[target.index].tile, meld: () => state.melds[target.index].tile || "back",
+                    river: () => state.river[target.index].tile, indicator: () => state.indicator.tile }[target.kind];
+  const now = current ? current() : null;
+  const where = { hand: () => `tile ${target.index + 1} of the hand`, meld: () => `meld ${target.index + 1}`,
+                  river: () => `discard ${target.index + 1}`, indicator: () => "翻鸡 indicator" }[target.kind];
+  $("picker-title").textContent = now
+    ? `Correct ${where()}: read as ${now} → which tile is it?` : titles[target.kind];
+  $("picker-current").replaceChildren(...(now ? [tileChip(now, { class: "current" })] : []));
+  $("picker-current").hidden = !now;
+  for (const b of $("picker-grid").querySelectorAll(".tile")) {
+    b.classList.toggle("current", b.dataset.tile === now);
+    b.setAttribute("aria-pressed", String(b.dataset.tile === now));
+  }
   $("picker-back").hidden = target.kind !== "meld";
   $("picker-remove").hidden = ["box", "new", "newmeld"].includes(target.kind);
   $("picker").showModal();
   // Start on the tile as read, so the player sees what is being corrected.
-  const current = { hand: () => state.hand[target.index].tile, meld: () => state.melds[target.index].tile,
-                    river: () => state.river[target.index].tile, indicator: () => state.indicator.tile }[target.kind];
-  const button = current && $("picker-grid").querySelector(`[data-tile="${current()}"]`);
+  const button = now && $("picker-grid").querySelector(`[data-tile="${now}"]`);
   if (button) button.focus();
 }
 
@@ -243,6 +287,7 @@ function removePicked() {
 function closePicker() {
   $("picker").close();
   pickTarget = null;
+  showRetake([]); // the player fixed what the photo got wrong: the retake advice no longer applies
   changed();
 }
 
@@ -310,11 +355,19 @@ function renderResult(a, problem, assumptions = []) {
   body.dataset.state = a ? a.status : "error";
   if (problem) body.append(h("p", { class: "error", id: "score-error" }, problem));
   if (!a) return;
-  if (a.status === "win") {
+  if (a.status === "win" && !a.allowed) {
+    // 胡牌通行证: the hand is complete but may not be taken on a discard. One verdict, with why, and what
+    // would make it a win, instead of a fan count that is never paid.
+    body.append(h("p", { class: "headline refused", id: "verdict" }, "不能胡 ",
+                  h("span", { class: "en" }, "no win on this discard")),
+                h("p", { id: "verdict-why" }, `Why: ${a.discard_win_reason.replace(/^not allowed:\s*/, "")}. `,
+                  h("span", { id: "hand-type" }, typeLabel(a.hand_type)),
+                  ` (${a.hand_type.fan} 番 fan) only wins by 自摸 self-draw, or with a 豆 kong.`),
+                h("p", { class: "muted", id: "fan" }, "nothing is paid on this discard"));
+  } else if (a.status === "win") {
     body.append(h("p", { class: "headline", id: "hand-type" }, typeLabel(a.hand_type)),
                 h("p", { class: "fan", id: "fan" }, h("b", {}, a.hand_type.fan), " 番 fan · win value W = ",
                   h("b", {}, a.win_value)));
-    if (!a.allowed) body.append(h("p", { class: "error" }, a.discard_win_reason));
   } else if (a.status === "not_a_win") {
     body.append(h("p", { class: "headline", id: "hand-type" }, "不成牌 ", h("span", { class: "en" }, "not a win")),
                 h("p", { class: "error" }, a.reason));
@@ -363,6 +416,15 @@ function showPhoto(blob, size) {
   $("photo").hidden = false;
 }
 
+// The previous photo's boxes, tiles and advice do not belong to this attempt: clear them with the message.
+function failedUpload(message) {
+  clearPhoto();
+  Object.assign(state, { hand: [], melds: [], river: [], indicator: null });
+  render();
+  renderResult(null, null);
+  setStatus(message, true);
+}
+
 async function onFile(file) {
   if (!file) return;
   setStatus("Reading the photo…");
@@ -385,14 +447,15 @@ async function onFile(file) {
     const res = await fetch("/v1/score", { method: "POST", body: form });
     const data = await res.json();
     if (seq !== state.seq) return;
-    if (!res.ok) { setStatus(data.error ? data.error.message : `Error ${res.status}`, true); return; }
+    if (!res.ok) { failedUpload(data.error ? data.error.message : `Error ${res.status}`); return; }
     showPhoto(blob, data.image);
-    loadReading(data);
+    const foreign = loadReading(data);
+    setStatus(`${foreignNote(foreign)}${data.tiles.length - foreign} tiles found in ${data.seconds.toFixed(1)} s.`);
+    if (foreign) { changed(); return; } // the server scored the hand with them: score what is left
     render();
-    setStatus(`${data.tiles.length} tiles found in ${data.seconds.toFixed(1)} s.`);
     renderResult(data.analysis, data.score_error && data.score_error.message, data.assumptions);
   } catch (err) {
-    setStatus(`Upload failed: ${err.message}`, true);
+    failedUpload(`Upload failed: ${err.message}`);
   }
 }
 
@@ -460,23 +523,68 @@ async function liveTick() {
 
 // ------------------------------------------------------------------------------------------------ wiring
 
-function scoreTypedHand() {
-  const tiles = fromText($("hand-text").value);
-  if (!tiles) { renderResult(null, "Concealed tiles: write ranks then their suit, e.g. 123m456p789s1155p."); return; }
+// Full-width digits and letters (１２３ｍ, typed on a Chinese keyboard) as ASCII; no spaces.
+const normalise = (text) => text.normalize("NFKC").replace(/\s+/g, "");
+
+// "pong:5m", "pong5m", "碰5m" → {type, tile}; null when the token is not a meld.
+const MELD_WORDS = { 碰: "pong", 杠: "kong", 点豆: "kong", 转弯豆: "added_kong", 闷豆: "concealed_kong" };
+function parseMeld(token) {
+  const m = /^([a-z_]+|碰|杠|点豆|转弯豆|闷豆):?([1-9][mps])$/i.exec(token);
+  if (!m) return null;
+  const type = MELD_WORDS[m[1]] || m[1].toLowerCase();
+  return type in MELD_TYPES ? { type, tile: m[2].toLowerCase(), boxes: [] } : null;
+}
+
+// The typed hand goes to the server as typed (only normalised): its message says what is wrong (an honor tile,
+// a fifth copy, a rank without a suit, a count that is not 13 or 14), and the tiles on screen change only once
+// the server takes the hand.
+async function scoreTypedHand() {
+  const text = normalise($("hand-text").value);
   const melds = [];
-  for (const token of $("meld-text").value.split(/\s+/).filter(Boolean)) {
-    const [type, tile] = token.split(":");
-    melds.push({ type, tile: tile || null, boxes: [] });
+  for (const token of normalise($("meld-text").value.replace(/\s+/g, " ")).split(" ").filter(Boolean)) {
+    const meld = parseMeld(token);
+    if (!meld) {
+      renderResult(null, `Meld “${token}”: write the type and the tile, e.g. pong:5m, kong:3s, added_kong:7p or ` +
+                         "concealed_kong:9s (碰5m, 杠3s also work).");
+      return;
+    }
+    melds.push(meld);
   }
+  const tiles = fromText(text);
+  const req = { ...context(), concealed: text, melds: melds.map((m) => ({ type: m.type, tile: m.tile })),
+                win_tile: null, flipped: $("flipped").value || null };
+  if (tiles && tiles.every((t) => TILES.includes(t)) && tiles.length + 3 * melds.length === 14) {
+    req.win_tile = $("win-tile").value || tiles[tiles.length - 1];
+    const at = tiles.lastIndexOf(req.win_tile);
+    if (at >= 0) req.concealed = toText(tiles.filter((_, i) => i !== at));
+  }
+  const seq = ++state.seq;
+  let ok, data;
+  try {
+    [ok, data] = await postJSON("/v1/hand", req);
+  } catch (err) {
+    if (seq === state.seq) renderResult(null, `No answer from the server (${err.message}).`);
+    return;
+  }
+  if (seq !== state.seq) return;
+  if (!ok) { renderResult(null, data.error ? data.error.message : "The server refused this hand."); return; }
+  // Taken: the typed tiles replace the photo's reading (and the photo itself).
+  clearPhoto();
   state.hand = tiles.map((tile) => ({ tile, box: null, fixed: true }));
   state.melds = melds;
-  state.removed = new Set(state.boxes.map((b) => b.index));
-  changed();
+  state.river = [];
+  state.indicator = null;
+  render();
+  renderResult(data, null);
+  setStatus("Typed hand scored.");
 }
 
 function init() {
   buildPicker();
-  $("file").addEventListener("change", (ev) => onFile(ev.target.files[0]));
+  $("file").addEventListener("change", (ev) => {
+    onFile(ev.target.files[0]);
+    ev.target.value = ""; // so that choosing the same photo again (another seat, a retry) is read again
+  });
   $("live-start").addEventListener("click", startLive);
   $("live-stop").addEventListener("click", stopLive);
   $("add-tile").addEventListener("click", () => openPicker({ kind: "new" }));

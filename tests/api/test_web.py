@@ -8,74 +8,20 @@ that names a folder).
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import uvicorn
 
 from api.app import create_app
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, model_path
+from tests.api.web_support import PHONE, WEB_MARKS, ServerThread, launch_browser, screenshot, sync_api
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
-                                                              "(pip install playwright; no browser download needed)")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or (
-    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(CHROMIUM is None, reason="chromium not found (apt-get install -y chromium)")]
-PHONE = {"viewport": {"width": 375, "height": 812}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-
-
-class ServerThread:
-    """uvicorn serving ``app`` on a free 127.0.0.1 port, in a daemon thread."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
+pytestmark = WEB_MARKS
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        # The fake camera (a test pattern) and an automatic "allow" stand in for a phone camera in the live test.
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-dev-shm-usage", "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream"])
-        yield b
-        b.close()
-
-
-def screenshot(page, tmp_path: Path, name: str) -> Path:
-    path = tmp_path / name
-    page.screenshot(path=str(path), full_page=True)
-    folder = os.environ.get("ZHUOJI_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(folder) / name)
-    return path
+    yield from launch_browser()
 
 
 def test_upload_correct_a_tile_and_the_score_changes(browser, tmp_path):
@@ -89,7 +35,8 @@ def test_upload_correct_a_tile_and_the_score_changes(browser, tmp_path):
         expect(page.locator("#overlay g.box")).to_have_count(14)
         expect(page.locator("#hand-type")).to_contain_text("平胡")
         expect(page.locator("#hand-type")).to_contain_text("plain win")
-        expect(page.locator("#fan")).to_contain_text("W = 1")
+        # 点炮 (the default) on a 平胡 without a 豆: one verdict, no fan shown as if it were paid.
+        expect(page.locator("#verdict")).to_contain_text("no win on this discard")
         expect(page.locator("#waits")).to_contain_text("left")
         screenshot(page, tmp_path, "web-375-scored.png")
 

@@ -1,0 +1,700 @@
+// The table screen: four players, their rules, every round with its settlement, totals, history and a chart,
+// over /v1/tables (stored on the server) and /v1/settle, /v1/chajiao (previews). A player's tiles come typed
+// or from a photo through the scorer above (app.js: its reading, corrections and state are reused as they are).
+// /t/{id} opens the same screen read-only. Uses app.js's helpers ($, h, svg, TILES, SUIT_ZH, MELD_TYPES, ...).
+"use strict";
+
+const SEATS = [0, 1, 2, 3];
+const COLORS = ["#c62828", "#1565c0", "#2e7d32", "#8e24aa"];
+const DEFAULT_NAMES = ["East 东", "South 南", "West 西", "North 北"];
+// House switches that change results (RULES.md §9), each with its meaning in 中文 and English.
+const SWITCHES = [
+  { key: "wuguji", kind: "bool", zh: "乌骨鸡：八筒也是鸡", en: "8p is a chicken too (worth 2)" },
+  { key: "chicken_requires_ting", kind: "bool", zh: "鸡要叫牌才算", en: "chickens count only for a ready (叫牌) hand" },
+  { key: "bao_ji", kind: "bool", zh: "包鸡：没叫牌的人赔自己河里的鸡", en: "a player not ready pays for the chickens in his own river" },
+  { key: "dealer_bonus", kind: "bool", zh: "连庄加番", en: "the dealer wins and pays k more (k = 连庄 count)" },
+  { key: "chongfeng_mode", kind: "choice", zh: "冲锋鸡的值", en: "what the first 1s is worth",
+    choices: { replace: "2 (算2)", additive: "1 + 2 (算3)" } },
+  { key: "chicken_payers", kind: "choice", zh: "谁赔鸡", en: "who pays for chickens",
+    choices: { all_others: "the other three 其他三家", non_ting_only: "only players not ready 没叫牌的" } },
+  { key: "zimo_bonus", kind: "choice", zh: "自摸加番", en: "self-draw bonus",
+    choices: { pinghu_only: "平胡 only 只平胡", none: "none 不加", all_plus1: "every hand +1 都加1" } },
+  { key: "yipao_chicken", kind: "choice", zh: "一炮多响的鸡", en: "several winners on one chicken tile",
+    choices: { first: "counted once 只算一次", each: "for every winner 每家都算" } },
+  { key: "zeren_scope", kind: "choice", zh: "责任鸡", en: "which claimed 1s is a 责任鸡",
+    choices: { first: "the first only 只算第一张", all: "every one 每张都算" } },
+  { key: "bao_ji_shared", kind: "bool", zh: "包鸡大家赔", en: "a chicken in a non-ready river is paid by every player not ready" },
+  { key: "chongfeng_moves", kind: "bool", zh: "冲锋鸡跟着碰走", en: "a claimed 冲锋鸡 goes to a ready (叫牌) claimer" },
+  { key: "dadiaoche", kind: "int", min: 0, zh: "大吊车 番数", en: "four melds laid, won on the pair alone: its fan (0 = off)" },
+  { key: "base", kind: "int", min: 1, zh: "底分", en: "points per fan" },
+];
+
+const T = {
+  table: null, // the table as the server last sent it
+  rounds: [], // its rounds (GET /rounds)
+  readonly: false, // /t/{id}
+  editing: null, // round number being edited, or null for a new round
+  target: null, // seat whose tiles the scorer is reading
+  preview: null, // the last settlement shown
+  idem: null, // Idempotency-Key of the round being saved (kept for a retry)
+  undoArmed: false,
+};
+
+const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
+
+async function api(method, url, body, headers = {}) {
+  const res = await fetch(url, { method, headers: body ? { "Content-Type": "application/json", ...headers } : headers,
+                                 body: body ? JSON.stringify(body) : undefined });
+  const data = res.status === 204 ? null : await res.json();
+  return { ok: res.ok, status: res.status, data };
+}
+
+function errorText(r) {
+  return r.data && r.data.error ? r.data.error.message : `Error ${r.status}`;
+}
+
+function roundStatus(text, isError = false) {
+  const el = $("round-status");
+  el.textContent = text;
+  el.classList.toggle("error", isError);
+}
+
+function tableStatus(text, isError = false) {
+  const el = $("table-status");
+  el.textContent = text;
+  el.classList.toggle("error", isError);
+}
+
+// ----------------------------------------------------------------------------------------------- views
+
+function showView(table) {
+  const on = table || T.readonly;
+  document.body.classList.toggle("table-mode", on);
+  $("table-view").hidden = !on;
+  $("tab-table").toggleAttribute("aria-current", on);
+  $("tab-score").toggleAttribute("aria-current", !on);
+  $("sub").textContent = on ? "A table's evening: each round's settlement, running totals, history."
+    : "Photograph one player's tiles: hand type, fan, waits.";
+  if (!on) setTarget(null);
+}
+
+function option(value, label, selected = false) {
+  return h("option", { value, selected }, label);
+}
+
+function fillSeatSelect(el, { none = null, value = null } = {}) {
+  const keep = value ?? el.value;
+  el.replaceChildren(...(none ? [option("", none)] : []), ...SEATS.map((s) => option(String(s), names()[s])));
+  if (keep !== "" && keep != null && [...el.options].some((o) => o.value === String(keep))) el.value = String(keep);
+}
+
+function fillTileSelect(el, none) {
+  el.replaceChildren(...(none ? [option("", none)] : []),
+                     ...TILES.map((t) => option(t, `${t} ${t[0]}${SUIT_ZH[t[1]]}`)));
+}
+
+// --------------------------------------------------------------------------------------- start a table
+
+function buildStartForm() {
+  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, `Seat ${s + 1} `,
+    h("input", { id: `t-p${s}`, value: ["Ann", "Bo", "Cy", "Di"][s], maxlength: "40", required: true,
+                 oninput: refreshDealerNames }))));
+  refreshDealerNames();
+  $("t-switches").replaceChildren(...SWITCHES.map((sw) => {
+    let input;
+    if (sw.kind === "bool") input = h("input", { type: "checkbox", id: `sw-${sw.key}` });
+    else if (sw.kind === "int") input = h("input", { type: "number", id: `sw-${sw.key}`, min: String(sw.min), max: "1000000" });
+    else input = h("select", { id: `sw-${sw.key}` }, Object.entries(sw.choices).map(([v, l]) => option(v, l)));
+    return h("label", { class: `switch ${sw.kind}` }, input, h("span", {}, h("b", {}, sw.zh), " — ", sw.en));
+  }));
+  presetDefaults();
+}
+
+function refreshDealerNames() {
+  const current = $("t-dealer").value || "0";
+  $("t-dealer").replaceChildren(...SEATS.map((s) => option(String(s), $(`t-p${s}`).value || `Seat ${s + 1}`)));
+  $("t-dealer").value = current;
+}
+
+// The switches start at the preset's values, so only what the table changes is sent as an override.
+const HOUSE_OFF = { yipao_chicken: "first", zeren_scope: "first", bao_ji_shared: false, chongfeng_moves: false,
+                    dadiaoche: 0, base: 1 };
+const PRESET_VALUES = {
+  "gy-normal": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
+                 chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
+  "gy-reduced": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
+                  chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
+  liupanshui: { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: true,
+                chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "none", ...HOUSE_OFF },
+};
+
+function presetDefaults() {
+  const values = PRESET_VALUES[$("t-preset").value];
+  for (const sw of SWITCHES) {
+    const el = $(`sw-${sw.key}`);
+    if (sw.kind === "bool") el.checked = values[sw.key];
+    else el.value = String(values[sw.key]);
+  }
+}
+
+function rulesFromForm() {
+  const preset = $("t-preset").value;
+  const base = PRESET_VALUES[preset];
+  const overrides = {};
+  for (const sw of SWITCHES) {
+    const el = $(`sw-${sw.key}`);
+    const value = sw.kind === "bool" ? el.checked : sw.kind === "int" ? Number(el.value) : el.value;
+    if (value !== base[sw.key]) overrides[sw.key] = value;
+  }
+  return Object.keys(overrides).length ? { preset, ...overrides } : preset;
+}
+
+async function startTable(ev) {
+  ev.preventDefault();
+  const body = { name: $("t-name").value.trim() || "Table", players: SEATS.map((s) => $(`t-p${s}`).value.trim()),
+                 rules: rulesFromForm(), dealer: Number($("t-dealer").value) };
+  const r = await api("POST", "/v1/tables", body);
+  if (!r.ok) { startError(errorText(r)); return; }
+  await openTable(r.data.id);
+}
+
+function startError(text) {
+  let el = $("start-error");
+  if (!el) { el = h("p", { id: "start-error", class: "status error" }); $("start-form").append(el); }
+  el.textContent = text;
+}
+
+async function listRecent() {
+  const r = await api("GET", "/v1/tables?limit=10");
+  const list = $("recent");
+  if (!r.ok) { list.replaceChildren(h("li", { class: "error" }, errorText(r))); return; }
+  if (!r.data.tables.length) { list.replaceChildren(h("li", { class: "muted" }, "none yet")); return; }
+  list.replaceChildren(...r.data.tables.map((t) => h("li", {},
+    h("a", { href: `/#table=${t.id}`, onclick: (ev) => { ev.preventDefault(); openTable(t.id); } }, t.name),
+    h("span", { class: "muted" }, ` · ${t.players.join(", ")} · ${t.rounds} round${t.rounds === 1 ? "" : "s"} · ` +
+      new Date(t.updated_at).toLocaleString()))));
+}
+
+// ------------------------------------------------------------------------------------------ open a table
+
+async function openTable(id) {
+  const [t, rs] = await Promise.all([api("GET", `/v1/tables/${id}`), api("GET", `/v1/tables/${id}/rounds`)]);
+  if (!t.ok || !rs.ok) { startError(errorText(t.ok ? rs : t)); showStart(); return; }
+  T.table = t.data;
+  T.rounds = rs.data.rounds;
+  if (!T.readonly && location.hash !== `#table=${id}`) history.replaceState(null, "", `/#table=${id}`);
+  $("table-start").hidden = true;
+  $("table-card").hidden = false;
+  $("history-card").hidden = false;
+  $("round-card").hidden = T.readonly;
+  showView(true);
+  renderTable();
+  if (!T.readonly) resetRoundForm(false);
+}
+
+async function reloadTable() {
+  const id = T.table.id;
+  const [t, rs] = await Promise.all([api("GET", `/v1/tables/${id}`), api("GET", `/v1/tables/${id}/rounds`)]);
+  if (t.ok && rs.ok) { T.table = t.data; T.rounds = rs.data.rounds; renderTable(); }
+}
+
+function showStart() {
+  T.table = null;
+  T.rounds = [];
+  $("table-start").hidden = false;
+  $("table-card").hidden = true;
+  $("round-card").hidden = true;
+  $("history-card").hidden = true;
+  if (location.hash.startsWith("#table=")) history.replaceState(null, "", "/#table");
+  listRecent();
+}
+
+function rulesText(rules) {
+  if (typeof rules === "string") return rules;
+  const { preset, ...rest } = rules;
+  return `${preset} + ${Object.entries(rest).map(([k, v]) => `${k}=${v}`).join(", ")}`;
+}
+
+function renderTable() {
+  const t = T.table;
+  $("table-title").textContent = t.name;
+  $("table-rules").textContent = rulesText(t.rules);
+  $("totals").replaceChildren(...SEATS.map((s) => h("div", { class: `total${s === t.dealer ? " dealer" : ""}`,
+                                                             "data-seat": s },
+    h("span", { class: "swatch", style: `background:${COLORS[s]}` }),
+    h("span", { class: "who" }, t.players[s]),
+    s === t.dealer ? h("span", { class: "badge", title: "dealer of the next hand" },
+                       `庄${t.streak > 1 ? ` 连庄×${t.streak}` : ""}`) : null,
+    h("b", { class: "points", id: `total-${s}` }, signed(t.totals[s])))));
+  $("export").href = `/v1/tables/${t.id}/export?format=csv`;
+  $("share").href = `/t/${t.id}`;
+  $("undo").disabled = T.readonly || !T.rounds.length;
+  for (const id of ["undo", "close-table"]) $(id).hidden = T.readonly;
+  renderHistory();
+  renderChart();
+  for (const id of ["r-winner", "r-discarder"]) fillSeatSelect($(id));
+  for (const id of ["r-first1s", "r-claimed"]) fillSeatSelect($(id), { none: id === "r-first1s" ? "no 1s discarded" : "nobody" });
+  renderSeatNames();
+}
+
+const signed = (n) => (n > 0 ? `+${n}` : String(n));
+
+function outcomeWords(round) {
+  const o = round.outcome;
+  const n = names();
+  if (o.type === "draw") return "黄牌 draw";
+  if (o.type !== "win") return o.type;
+  const winners = o.winners.map((w) => n[w]).join(", ");
+  if (o.self_drawn || o.discarder == null) return `${winners} 自摸 ${o.win_tile}`;
+  return `${n[o.discarder]} 点炮 → ${winners}${o.winners.length > 1 ? " (一炮多响)" : ""} ${o.win_tile}`;
+}
+
+function renderHistory() {
+  const n = names();
+  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, "round"),
+                 ...n.map((x) => h("th", { class: "num" }, x)), T.readonly ? null : h("th", {}, ""));
+  const rows = T.rounds.map((r) => h("tr", { "data-round": r.number },
+    h("td", {}, r.number), h("td", {}, n[r.dealer] + (r.streak > 1 ? ` ×${r.streak}` : "")),
+    h("td", {}, outcomeWords(r.round)),
+    ...r.deltas.map((d) => h("td", { class: `num ${d > 0 ? "plus" : d < 0 ? "minus" : ""}` }, signed(d))),
+    T.readonly ? null : h("td", {}, h("button", { class: "btn small", type: "button", "data-edit": r.number,
+                                                  onclick: () => editRound(r) }, "edit"))));
+  const foot = h("tr", { class: "sum" }, h("td", {}, ""), h("td", {}, ""), h("td", {}, "total"),
+                 ...T.table.totals.map((x) => h("td", { class: "num" }, h("b", {}, signed(x)))),
+                 T.readonly ? null : h("td", {}, ""));
+  $("history").replaceChildren(head, ...rows, foot);
+}
+
+// Cumulative totals after each round, one line per player (inline SVG, no library).
+function renderChart() {
+  if (!T.rounds.length) {
+    $("chart").replaceChildren(h("p", { class: "muted" }, "No rounds yet: the chart of running totals starts with round 1."));
+    return;
+  }
+  const W = 640, H = 240, L = 52, R = 12, TOP = 14, B = 30;
+  const series = SEATS.map((s) => [0, ...T.rounds.map((r) => r.totals_after[s])]);
+  const all = series.flat();
+  const lo = Math.min(0, ...all), hi = Math.max(1, ...all);
+  const n = Math.max(1, T.rounds.length);
+  const x = (i) => L + (i * (W - L - R)) / n;
+  const y = (v) => TOP + ((hi - v) * (H - TOP - B)) / (hi - lo || 1);
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "running totals per round" });
+  chart.append(svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "axis" }));
+  for (const v of [lo, hi]) {
+    const t = svg("text", { x: L - 8, y: y(v) + 6, "text-anchor": "end", class: "tick" });
+    t.textContent = signed(v);
+    chart.append(t);
+  }
+  for (let i = 0; i <= T.rounds.length; i++) {
+    const t = svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" });
+    t.textContent = String(i);
+    chart.append(t);
+  }
+  series.forEach((pts, s) => {
+    chart.append(svg("polyline", { points: pts.map((v, i) => `${x(i)},${y(v)}`).join(" "), class: "line",
+                                   stroke: COLORS[s], "data-seat": s }));
+    pts.forEach((v, i) => chart.append(svg("circle", { cx: x(i), cy: y(v), r: 3, fill: COLORS[s] })));
+  });
+  const legend = h("p", { class: "legend" }, ...SEATS.map((s) => h("span", {},
+    h("span", { class: "swatch", style: `background:${COLORS[s]}` }), names()[s])));
+  $("chart").replaceChildren(chart, legend);
+}
+
+// -------------------------------------------------------------------------------------------- the round
+
+function seatRow(s) {
+  const row = h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
+    h("div", { class: "seat-head" },
+      h("b", { class: "seat-name", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
+      h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting` }), " 报听"),
+      h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "Photo 拍照")),
+    h("label", {}, "Tiles (MPSZ; a winner's without the winning tile) ",
+      h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
+    h("div", { class: "melds", id: `s${s}-melds` }),
+    h("div", { class: "row small" },
+      h("button", { class: "btn small", type: "button", onclick: () => addMeld(s) }, "+ 碰/杠 meld"),
+      h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "River 河"),
+        h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
+      h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
+                    onclick: () => addRiver(s, "1s") }, "+1s"),
+      h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
+                    onclick: () => addRiver(s, "8p") }, "+8p")));
+  return row;
+}
+
+function addRiver(s, tile) {
+  const el = $(`s${s}-river`);
+  el.value = normalise(el.value) + tile;
+}
+
+function addMeld(s, meld = { type: "pong", tile: "5m", from: null }) {
+  const box = $(`s${s}-melds`);
+  const others = SEATS.filter((x) => x !== s);
+  const type = h("select", { class: "m-type", "aria-label": "meld type" },
+                 Object.entries(MELD_TYPES).map(([k, v]) => option(k, v, k === meld.type)));
+  const tile = h("select", { class: "m-tile", "aria-label": "meld tile" },
+                 TILES.map((t) => option(t, t, t === meld.tile)));
+  const from = h("select", { class: "m-from", "aria-label": "fed by" },
+                 option("", "self 自己"), others.map((o) => option(String(o), `fed by ${names()[o]}`, o === meld.from)));
+  const fromShown = () => { from.hidden = !["pong", "kong"].includes(type.value); };
+  type.addEventListener("change", fromShown);
+  fromShown();
+  box.append(h("div", { class: "meld-row" }, type, tile, from,
+    h("button", { class: "btn small danger", type: "button", "aria-label": "remove meld",
+                  onclick: (ev) => ev.target.closest(".meld-row").remove() }, "✕")));
+}
+
+function renderSeatNames() {
+  const t = T.table;
+  for (const s of SEATS) {
+    const name = $(`seat-name-${s}`);
+    if (!name) continue;
+    name.textContent = names()[s];
+    $(`seat-role-${s}`).textContent = t && s === dealerOfRound() ? " 庄 dealer" : "";
+    for (const sel of $(`s${s}-melds`).querySelectorAll(".m-from")) {
+      for (const o of sel.options) if (o.value !== "") o.textContent = `fed by ${names()[Number(o.value)]}`;
+    }
+  }
+}
+
+function dealerOfRound() {
+  if (T.editing != null) return T.rounds[T.editing - 1].dealer;
+  return T.table.dealer;
+}
+
+function streakOfRound() {
+  if (T.editing != null) return T.rounds[T.editing - 1].streak;
+  return T.table.streak;
+}
+
+function how() {
+  return document.querySelector("input[name=r-how]:checked").value;
+}
+
+function setHowRound(value) {
+  document.querySelector(`input[name=r-how][value=${value}]`).checked = true;
+  howChanged();
+}
+
+function howChanged() {
+  const v = how();
+  $("r-winner-l").hidden = v === "multi" || v === "draw";
+  $("r-discarder-l").hidden = v === "self" || v === "draw";
+  $("r-winners").hidden = v !== "multi";
+  $("r-win-tile").closest("label").hidden = v === "draw";
+  $("r-flipped").closest("label").hidden = v === "draw";
+  $("r-flags").hidden = v === "draw";
+  $("r-kong-draw").closest("label").hidden = v !== "self";
+  for (const id of ["r-hot", "r-robbed"]) $(id).closest("label").hidden = v === "self";
+  for (const s of SEATS) $(`seat-role-${s}`).dataset.how = v;
+  T.preview = null;
+  $("settle-preview").replaceChildren();
+}
+
+function resetRoundForm(keepStatus = true) {
+  T.editing = null;
+  T.preview = null;
+  T.idem = null;
+  $("round-title").textContent = `Round ${T.rounds.length + 1}`;
+  $("save-round").textContent = "Save round";
+  $("cancel-edit").hidden = true;
+  $("seats").replaceChildren(...SEATS.map(seatRow));
+  $("r-winners").replaceChildren(...SEATS.map((s) => h("label", {},
+    h("input", { type: "checkbox", id: `r-w${s}`, value: String(s) }), " ", names()[s])));
+  fillTileSelect($("r-win-tile"), null);
+  fillTileSelect($("r-flipped"), "none (wall empty)");
+  fillSeatSelect($("r-winner"), { value: "0" });
+  fillSeatSelect($("r-discarder"), { value: "1" });
+  fillSeatSelect($("r-first1s"), { none: "no 1s discarded", value: "" });
+  fillSeatSelect($("r-claimed"), { none: "nobody", value: "" });
+  for (const id of ["r-kong-draw", "r-hot", "r-robbed"]) $(id).checked = false;
+  setHowRound("self");
+  renderSeatNames();
+  $("settle-preview").replaceChildren();
+  if (!keepStatus) roundStatus("");
+}
+
+// The round as the table API takes it: the /v1/settle body without rules, dealer, streak and base.
+function roundFromForm() {
+  const v = how();
+  const players = SEATS.map((s) => ({
+    concealed: normalise($(`s${s}-tiles`).value),
+    melds: [...$(`s${s}-melds`).querySelectorAll(".meld-row")].map((row) => {
+      const m = { type: row.querySelector(".m-type").value, tile: row.querySelector(".m-tile").value };
+      const from = row.querySelector(".m-from").value;
+      if (["pong", "kong"].includes(m.type) && from !== "") m.from = Number(from);
+      return m;
+    }),
+    river: normalise($(`s${s}-river`).value),
+    bao_ting: $(`s${s}-baoting`).checked,
+  }));
+  let outcome;
+  if (v === "draw") outcome = { type: "draw" };
+  else {
+    const winners = v === "multi" ? SEATS.filter((s) => $(`r-w${s}`).checked) : [Number($("r-winner").value)];
+    outcome = { type: "win", winners, win_tile: $("r-win-tile").value, self_drawn: v === "self",
+                discarder: v === "self" ? null : Number($("r-discarder").value),
+                kong_draw: v === "self" && $("r-kong-draw").checked,
+                hot_discard: v !== "self" && $("r-hot").checked, robbed_kong: v !== "self" && $("r-robbed").checked };
+  }
+  const first = $("r-first1s").value;
+  const claimed = $("r-claimed").value;
+  // 翻鸡 is only turned after a win: a 黄牌 round has none.
+  return { players, outcome, flipped: v === "draw" ? null : $("r-flipped").value || null,
+           first_1s: first === "" ? null : { discarder: Number(first), claimed_by: claimed === "" ? null : Number(claimed) } };
+}
+
+function loadRoundIntoForm(round) {
+  $("seats").replaceChildren(...SEATS.map(seatRow));
+  round.players.forEach((p, s) => {
+    $(`s${s}-tiles`).value = Array.isArray(p.concealed) ? p.concealed.join("") : p.concealed;
+    $(`s${s}-river`).value = Array.isArray(p.river) ? p.river.join("") : (p.river || "");
+    $(`s${s}-baoting`).checked = !!p.bao_ting;
+    for (const m of p.melds || []) addMeld(s, { type: m.type, tile: m.tile, from: m.from ?? null });
+  });
+  const o = round.outcome;
+  if (o.type === "draw") setHowRound("draw");
+  else {
+    const v = o.winners.length > 1 ? "multi" : o.self_drawn || o.discarder == null ? "self" : "discard";
+    setHowRound(v);
+    $("r-winner").value = String(o.winners[0]);
+    if (o.discarder != null) $("r-discarder").value = String(o.discarder);
+    for (const s of SEATS) $(`r-w${s}`).checked = o.winners.includes(s);
+    $("r-win-tile").value = o.win_tile;
+    $("r-kong-draw").checked = !!o.kong_draw;
+    $("r-hot").checked = !!o.hot_discard;
+    $("r-robbed").checked = !!o.robbed_kong;
+  }
+  $("r-flipped").value = round.flipped || "";
+  $("r-first1s").value = round.first_1s ? String(round.first_1s.discarder) : "";
+  $("r-claimed").value = round.first_1s && round.first_1s.claimed_by != null ? String(round.first_1s.claimed_by) : "";
+  renderSeatNames();
+}
+
+function editRound(r) {
+  resetRoundForm();
+  T.editing = r.number;
+  loadRoundIntoForm(r.round);
+  $("round-title").textContent = `Edit round ${r.number} (later rounds are settled again)`;
+  $("save-round").textContent = `Save changes to round ${r.number}`;
+  $("cancel-edit").hidden = false;
+  roundStatus("");
+  $("round-card").scrollIntoView({ block: "start" });
+}
+
+// ------------------------------------------------------------------------------- tiles from the scorer
+
+function photoFor(s) {
+  setTarget(s);
+  // The scorer judges the hand the way the round says it was won.
+  if (how() === "self" || how() === "discard" || how() === "multi") setHow(how() === "self" ? "self" : "discard");
+  $("file").click();
+}
+
+function setTarget(s) {
+  T.target = s;
+  $("use-hand-for").hidden = s == null;
+  if (s != null) $("use-hand-label").textContent = `Reading ${names()[s]}'s tiles for the round. `;
+  $("use-hand").textContent = s == null ? "" : `Use these tiles for ${names()[s]}`;
+}
+
+// The scorer's hand (after the player's corrections) into seat T.target: concealed tiles without the winning
+// tile, melds, river; the winning tile and the 翻鸡 indicator when the round has none yet.
+function useScoredHand() {
+  const s = T.target;
+  if (s == null) return;
+  const tiles = state.hand.map((e) => e.tile);
+  if (tiles.some((t) => !TILES.includes(t)) || state.melds.some((m) => !m.tile)) {
+    roundStatus("A tile of that hand is still unread: tap it on the photo and choose it first.", true);
+    return;
+  }
+  let win = null;
+  if (handCount() === 14) {
+    win = $("win-tile").value || tiles[tiles.length - 1];
+    tiles.splice(tiles.lastIndexOf(win), 1);
+  }
+  $(`s${s}-tiles`).value = toText(tiles);
+  $(`s${s}-melds`).replaceChildren();
+  for (const m of state.melds) addMeld(s, { type: m.type, tile: m.tile, from: null });
+  const river = state.river.map((e) => e.tile).filter((t) => TILES.includes(t));
+  if (river.length) $(`s${s}-river`).value = toText(river);
+  if (win) {
+    $("r-win-tile").value = win;
+    if (how() !== "multi" && how() !== "draw") $("r-winner").value = String(s);
+  }
+  const indicator = $("flipped").value || (state.indicator && TILES.includes(state.indicator.tile) ? state.indicator.tile : "");
+  if (indicator && !$("r-flipped").value) $("r-flipped").value = indicator;
+  roundStatus(`${names()[s]}: ${handCount()} tiles taken from the photo${win ? `, winning tile ${win}` : ""}.`);
+  setTarget(null);
+  $(`seat-${s}`).scrollIntoView({ block: "center" });
+}
+
+// The saved round's photos and tiles do not belong to the next round.
+function clearScorer() {
+  clearPhoto();
+  Object.assign(state, { hand: [], melds: [], river: [], indicator: null });
+  render();
+  $("result-body").replaceChildren(h("p", { class: "muted" }, "Take a photo or type a hand."));
+  setStatus("");
+}
+
+// -------------------------------------------------------------------------------- preview and save
+
+function settleBody(round) {
+  return { rules: T.table.rules, dealer: dealerOfRound(), streak: streakOfRound(), ...round };
+}
+
+async function previewRound() {
+  const round = roundFromForm();
+  const r = await api("POST", "/v1/settle", settleBody(round));
+  if (!r.ok) { T.preview = null; $("settle-preview").replaceChildren(); roundStatus(errorText(r), true); return null; }
+  let cha = null;
+  if (round.outcome.type === "draw") {
+    // 查叫: who is 叫牌 and each wait with the copies left, from the hands shown.
+    const shown = SEATS.filter((s) => round.players[s].concealed);
+    const c = await api("POST", "/v1/chajiao", { rules: T.table.rules, dealer: dealerOfRound(),
+      players: shown.map((s) => ({ seat: s, concealed: round.players[s].concealed, bao_ting: round.players[s].bao_ting,
+                                   melds: round.players[s].melds.map(({ type, tile }) => ({ type, tile })) })) });
+    if (c.ok) cha = c.data;
+  }
+  T.preview = r.data;
+  renderPreview(r.data, cha);
+  roundStatus("Settlement preview: check it, then Save round.");
+  return r.data;
+}
+
+function renderPreview(st, cha) {
+  const n = names();
+  const base = typeof T.table.rules === "object" && T.table.rules.base ? T.table.rules.base : 1;
+  const parts = [h("h3", {}, "Who pays whom 谁给谁")];
+  if (cha) {
+    parts.push(h("table", { id: "chajiao" }, h("tr", {}, h("th", {}, ""), h("th", {}, "查叫"), h("th", {}, "waits (copies left)")),
+      cha.players.filter((p) => p.given).map((p) => h("tr", {}, h("td", {}, n[p.seat]),
+        h("td", {}, p.ting ? "叫牌 ready" : "未叫牌 not ready"),
+        h("td", {}, p.waits.map((w) => `${w.tile} (${w.copies_left} left)`).join(", ") || "—")))));
+  }
+  parts.push(h("table", { id: "ledger" },
+    h("tr", {}, h("th", {}, "pays"), h("th", {}, "to"), h("th", { class: "num" }, "番"), h("th", {}, "for")),
+    st.ledger.length ? st.ledger.map((t) => h("tr", { "data-component": t.component },
+      h("td", {}, n[t.from]), h("td", {}, n[t.to]), h("td", { class: "num" }, t.fan),
+      h("td", {}, t.reason)))
+      : h("tr", {}, h("td", { colspan: "4" }, "nobody pays anyone"))));
+  parts.push(h("table", { id: "preview-totals" },
+    h("tr", {}, h("th", {}, ""), h("th", { class: "num" }, "牌"), h("th", { class: "num" }, "豆"),
+      h("th", { class: "num" }, "鸡"), h("th", { class: "num" }, `total × 底分 ${base}`)),
+    st.players.map((p) => h("tr", {}, h("td", {}, n[p.seat], p.ting ? " · 叫牌" : ""), h("td", { class: "num" }, p.hand),
+      h("td", { class: "num" }, p.dou), h("td", { class: "num" }, p.chicken),
+      h("td", { class: "num" }, h("b", {}, signed(p.total * base)))))));
+  parts.push(h("p", { class: "muted" }, `Next dealer 下一庄: ${n[st.next_dealer]}`));
+  parts.push(h("details", { open: true }, h("summary", {}, "Why 说明"),
+    h("ul", { class: "lines", id: "settle-explanation" }, st.explanation.map((s) => h("li", {}, s)))));
+  $("settle-preview").replaceChildren(...parts);
+}
+
+async function saveRound() {
+  if (!T.preview) {
+    const shown = await previewRound();
+    if (!shown) return;
+  }
+  const round = roundFromForm();
+  const body = { round, expected_version: T.table.version };
+  let r;
+  T.idem = T.idem || (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random());
+  try {
+    r = T.editing == null
+      ? await api("POST", `/v1/tables/${T.table.id}/rounds`, body, { "Idempotency-Key": T.idem })
+      : await api("PUT", `/v1/tables/${T.table.id}/rounds/${T.editing}`, body);
+  } catch (err) {
+    roundStatus(`No answer from the server (${err.message}): nothing lost, try Save again.`, true);
+    return;
+  }
+  if (r.status === 409) {
+    // Someone else saved first: take the table as it is now; what was typed here stays in the form.
+    T.idem = null;
+    await reloadTable();
+    renderSeatNames();
+    if (T.editing == null) $("round-title").textContent = `Round ${T.rounds.length + 1}`;
+    T.preview = null;
+    $("settle-preview").replaceChildren();
+    roundStatus("Someone else saved a round — reloaded. Your round is still here: check it and save again.", true);
+    return;
+  }
+  if (!r.ok) { T.idem = null; roundStatus(errorText(r), true); return; }
+  const saved = T.editing == null ? `Round ${r.data.number} saved.` : `Round ${T.editing} changed; later rounds settled again.`;
+  await reloadTable();
+  resetRoundForm();
+  clearScorer();
+  roundStatus(saved);
+}
+
+async function undoLast() {
+  if (!T.rounds.length) return;
+  const last = T.rounds[T.rounds.length - 1].number;
+  if (!T.undoArmed) {
+    T.undoArmed = true;
+    $("undo").textContent = `Tap again to undo round ${last}`;
+    setTimeout(() => { T.undoArmed = false; $("undo").textContent = "Undo last round"; }, 5000);
+    return;
+  }
+  T.undoArmed = false;
+  $("undo").textContent = "Undo last round";
+  const r = await api("DELETE", `/v1/tables/${T.table.id}/rounds/${last}?expected_version=${T.table.version}`);
+  if (r.status === 409) { await reloadTable(); tableStatus("Someone else saved a round — reloaded. Nothing undone.", true); return; }
+  if (!r.ok) { tableStatus(errorText(r), true); return; }
+  await reloadTable();
+  if (T.editing == null) $("round-title").textContent = `Round ${T.rounds.length + 1}`;
+  tableStatus(`Round ${last} undone.`);
+}
+
+// -------------------------------------------------------------------------------------------- wiring
+
+function route() {
+  const share = /^\/t\/([A-Za-z0-9_-]+)$/.exec(location.pathname);
+  if (share) {
+    T.readonly = true;
+    document.body.classList.add("readonly");
+    openTable(share[1]);
+    setInterval(() => { if (T.table) reloadTable(); }, 15000); // other phones see new rounds
+    return;
+  }
+  const m = /^#table(?:=([A-Za-z0-9_-]+))?$/.exec(location.hash);
+  if (!m) { showView(false); return; }
+  showView(true);
+  if (m[1]) openTable(m[1]);
+  else showStart();
+}
+
+function initTable() {
+  buildStartForm();
+  $("t-preset").addEventListener("change", presetDefaults);
+  $("start-form").addEventListener("submit", startTable);
+  document.querySelectorAll("input[name=r-how]").forEach((r) => r.addEventListener("change", howChanged));
+  $("round-card").addEventListener("input", () => { T.preview = null; });
+  $("round-card").addEventListener("change", () => { T.preview = null; });
+  $("preview").addEventListener("click", previewRound);
+  $("save-round").addEventListener("click", saveRound);
+  $("cancel-edit").addEventListener("click", () => { resetRoundForm(false); });
+  $("undo").addEventListener("click", undoLast);
+  $("close-table").addEventListener("click", () => { showStart(); });
+  $("use-hand").addEventListener("click", useScoredHand);
+  // A photo for a seat: bring the scorer (photo, tiles to correct) into view while it is read.
+  $("file").addEventListener("change", () => { if (T.target != null) $("capture").scrollIntoView({ block: "start" }); });
+  $("tab-table").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    history.pushState(null, "", T.table ? `/#table=${T.table.id}` : "/#table");
+    showView(true);
+    if (!T.table) showStart();
+  });
+  $("tab-score").addEventListener("click", (ev) => {
+    if (T.readonly) return;
+    ev.preventDefault();
+    history.pushState(null, "", "/");
+    showView(false);
+  });
+  window.addEventListener("popstate", route);
+  $("round-card").hidden = true;
+  $("history-card").hidden = true;
+  route();
+}
+
+initTable();
