@@ -17,6 +17,7 @@ from api.cli_options import add_win_context_options, win_flags
 
 if TYPE_CHECKING:
     from scoring.melds import Meld
+    from scoring.results import Settlement
 
 
 class UserError(Exception):
@@ -138,11 +139,11 @@ def run_hand(args: argparse.Namespace) -> int:
     held = [*tiles, *(t for m in melds for t in m.tiles), *([win] if win else [])]
     chickens = held_chickens(held, args.flipped, rules)
     if args.json:
-        _print_json({**result, "chickens": chickens, "assumptions": assumptions})
+        _print_json({**result.to_dict(), "chickens": chickens, "assumptions": assumptions})
         return 0
     shown = ", ".join(f"{c['tile']}×{c['count']} {c['label']}" for c in chickens["tiles"])
     flip = "" if args.flipped is None else f" (翻 {args.flipped} → {chickens['flipped_chicken']})"
-    print("\n".join([*assumptions, *result["explanation"],
+    print("\n".join([*assumptions, *result.explanation,
                      f"鸡 (chickens) held{flip}: " + (f"{shown} = {chickens['total']}" if shown else "none")]))
     return 0
 
@@ -180,32 +181,30 @@ def run_settle(args: argparse.Namespace) -> int:
         state["rules"] = {"preset": args.rules, **overrides}
     result = settle(state)
     if args.json:
-        _print_json(result)
+        _print_json(result.to_dict())
     else:
         print("\n".join(_settle_lines(result)))
     return 0
 
 
-def _settle_lines(result: dict) -> list[str]:
+def _settle_lines(result: Settlement) -> list[str]:
     """Human-readable settlement: one row per player, the itemized ledger, the next dealer."""
-    rules = result["rules"]
-    lines = [f"Rules: {rules['preset']}, 底分 (base) {rules['base']}", "",
+    lines = [f"Rules: {result.rules.preset}, 底分 (base) {result.rules.base}", "",
              # CJK characters are two columns wide: "叫牌" fills 4 of its 6, "豆"/"鸡" 2 of their 6.
              f"{'seat':<10}叫牌  {'waits':<14}{'hand':>6}    豆    鸡{'total':>7}  win"]
-    for p in result["players"]:
-        seat = f"P{p['seat']}" + (" dealer" if p["dealer"] else "")
-        ready = "yes" if p["ting"] else "no"
-        waits = " ".join(p["waits"]) or "-"
-        win = f"{p['win']['name']} {p['win']['fan']} (W {p['win']['value']})" if p["win"] else ""
-        if p["burned"]:
+    for p in result.players:
+        seat = f"P{p.seat}" + (" dealer" if p.dealer else "")
+        ready = "yes" if p.ting else "no"
+        waits = " ".join(p.waits) or "-"
+        win = f"{p.win.hand_type.name_zh} {p.win.hand_type.fan} (W {p.win.value})" if p.win else ""
+        if p.burned:
             win = (win + " 全烧 burned").strip()
-        lines.append(f"{seat:<10}{ready:<6}{waits:<14}{p['hand']:>6}{p['dou']:>6}{p['chicken']:>6}"
-                     f"{p['total']:>+7}  {win}")
+        lines.append(f"{seat:<10}{ready:<6}{waits:<14}{p.hand:>6}{p.dou:>6}{p.chicken:>6}{p.total:>+7}  {win}")
     lines += ["", "Ledger:"]
-    lines += [f"  {t['component']:<8}P{t['from']} → P{t['to']} {t['fan']:>3}  {t['reason']}" for t in result["ledger"]]
-    if not result["ledger"]:
+    lines += [f"  {t.component:<8}P{t.payer} → P{t.payee} {t.fan:>3}  {t.reason}" for t in result.ledger]
+    if not result.ledger:
         lines.append("  (no payments)")
-    lines += ["", "Explanation:", *(f"  {line}" for line in result["explanation"])]
+    lines += ["", "Explanation:", *(f"  {line}" for line in result.explanation)]
     return lines
 
 

@@ -33,7 +33,7 @@ from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
 from vision.detect import Detector
 from vision.layout import layout
-from vision.reading import Reading, read
+from vision.reading import Reading, ReadMeld, read
 from vision.tracking import Motion, TileTracks, ViewChange
 
 REFRESH_FRAMES = 15  # the detector looks again at least this often (frames), however still the view
@@ -156,7 +156,7 @@ class Voted:
     def reading(self) -> Reading:
         tiles = [t for t in self.concealed if t != "?"]
         return Reading(concealed=to_mpsz(tiles), concealed_tiles=list(self.concealed),
-                       melds=[{"type": k, "tile": t} for k, t in self.melds], river=list(self.river),
+                       melds=[ReadMeld(k, t) for k, t in self.melds], river=list(self.river),
                        indicator=self.indicator, count=len(self.concealed) + 3 * len(self.melds))
 
     def text(self) -> str:
@@ -178,7 +178,7 @@ class ReadingVoter:
             return None
         rs = list(self.readings)
         concealed, s1 = _vote_sequence([tuple(r.concealed_tiles) for r in rs])
-        melds, n_melds = _majority([tuple((m["type"], m["tile"]) for m in r.melds) for r in rs])
+        melds, n_melds = _majority([tuple((m.type, m.tile) for m in r.melds) for r in rs])
         river, s2 = _vote_sequence([tuple(r.river) for r in rs])
         indicator, n_ind = _majority([r.indicator for r in rs])
         support = min(s1, s2, n_melds / len(rs), n_ind / len(rs))
@@ -320,7 +320,7 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
 
 
 def _reading_text(reading: Reading) -> str:
-    melds = " ".join(f"[{m['type']}:{m['tile']}]" for m in reading.melds)
+    melds = " ".join(f"[{m.type}:{m.tile}]" for m in reading.melds)
     return f"{''.join(reading.concealed_tiles)} {melds} | {' '.join(reading.river)} | {reading.indicator}"
 
 

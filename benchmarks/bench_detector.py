@@ -131,7 +131,7 @@ def ceilings(predict, images: list[Path], label_dir: Path, remap: dict[int, int]
 def difficult_left_out(ours: Cached, base: Cached, images: list[Path], label_dir: Path, hard_dir: Path,
                        which: str = "difficult labels") -> str:
     """The same boxes scored without the labels the builder marks difficult (cut off by the border, mostly
-    hidden, or too blurred for their size to read: ``datasets/synth.py``), as PASCAL VOC scores; or without those
+    hidden, or too blurred for their size to read: ``datasets/synth/``), as PASCAL VOC scores; or without those
     of them a person could not name (``hard_dir`` written by ``datasets/readability.py apply``)."""
     back = CLASS_NAMES.index("back")
     o, b = (evaluate(f, images, label_dir, desc="difficult left out", difficult_dir=hard_dir) for f in (ours, base))
@@ -231,7 +231,7 @@ def main() -> int:
     args = ap.parse_args()
     for root in args.synth or []:
         if not (root / "labels" / "val").is_dir():
-            ap.error(f"--synth {root}: no labels/val/ folder there (a dataset written by datasets/synth.py)")
+            ap.error(f"--synth {root}: no labels/val/ folder there (a dataset written by datasets.synth)")
     if args.avx2_only:
         try:
             avx2_only.restart_avx2_only()

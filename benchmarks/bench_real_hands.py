@@ -169,15 +169,15 @@ def score(exp: Expected, dets: Detections, lay: Layout, reading: Reading) -> Sco
     placed: dict[int, tuple[str, str]] = {t.box: ("concealed", tok) for t, tok in zip(lay.concealed, tokens, strict=True)}
     for m, rm in zip(lay.melds, reading.melds, strict=True):
         for b in m.boxes:
-            placed[b] = ("meld", rm["tile"] or "?")
+            placed[b] = ("meld", rm.tile or "?")
     # Each labelled box's part and tile (the expected files agree with the labels: tests/vision/test_real_hands.py).
     parts = exp.parts()
     match = match_boxes(exp.boxes, dets.xyxy)
     right = sum(1 for i, j in match.items() if placed.get(j) == (parts[i], exp.labels[i]))
-    melds_read = sorted((m["type"], m["tile"] or "?") for m in reading.melds)
+    melds_read = sorted((m.type, m.tile or "?") for m in reading.melds)
     melds_expected = sorted((m["type"], m["tile"] or "?") for m in exp.melds)
     exact = Counter(tokens) == Counter(exp.concealed) and melds_read == melds_expected
-    return Score(right, exact, exact and tokens == exp.concealed, tokens, reading.melds, len(reading.changes),
+    return Score(right, exact, exact and tokens == exp.concealed, tokens, [m.to_json() for m in reading.melds], len(reading.changes),
                  reading.codes)
 
 

@@ -76,7 +76,7 @@ def build(images: list[Path], detector, min_confidence: float) -> tuple[dict, di
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--scenes", type=Path, nargs="+", required=True, help="folders written by datasets/synth.py")
+    p.add_argument("--scenes", type=Path, nargs="+", required=True, help="folders written by datasets.synth")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--min-confidence", type=float, default=0.02, help="boxes weaker than this are left out")
     p.add_argument("--model", type=Path, help="detector ONNX (default: the shipped one)")

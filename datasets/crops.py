@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--mix", type=Path, required=True, help="a datasets/mix.py folder (train.txt, val.txt)")
     p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--synth", type=Path, help="the datasets/synth.py folder, to count synthetic crops apart")
+    p.add_argument("--synth", type=Path, help="the datasets.synth folder, to count synthetic crops apart")
     p.add_argument("--copies", type=int, default=2, help="jittered crops per training box")
     p.add_argument("--jitter", type=float, default=0.08)
     p.add_argument("--seed", type=int, default=0)

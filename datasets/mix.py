@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--real", type=Path, required=True, help="output folder of datasets/real.py")
     p.add_argument("--synth", type=Path, nargs="+", required=True,
-                   help="output folder(s) of datasets/synth.py: training scenes from all, validation from the first")
+                   help="output folder(s) of datasets.synth: training scenes from all, validation from the first")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--real-variants", type=int, default=2)
     p.add_argument("--synth-train", type=int, default=900)

@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.command == "sheets":
         if not (a.root / "labels" / a.split).is_dir():
-            p.error(f"{a.root}: no labels/{a.split}/ folder (a dataset written by datasets/synth.py?)")
+            p.error(f"{a.root}: no labels/{a.split}/ folder (a dataset written by datasets.synth?)")
         n_difficult = None if a.difficult == "all" else int(a.difficult) if a.difficult.isdigit() else -1
         if n_difficult == -1 or a.plain < 0:
             p.error("--difficult must be a count or 'all', --plain a count")

@@ -15,7 +15,7 @@ Procedural styles (``PROCEDURAL``) vary what differs between real sets:
   tile this game turns on) in one of several drawings (peacock, sparrow on a twig, rooster, bird on a stick).
 * honours (东南西北中发, winds and dragons): labelled ``other``.
 
-Artwork styles (from ``datasets/synth.py``): ``fluffy`` (CC0, always there) and the KMahjongg sets ``default`` and
+Artwork styles (from ``datasets/synth/``): ``fluffy`` (CC0, always there) and the KMahjongg sets ``default`` and
 ``traditional`` (GPL, Debian's kdegames-mahjongg-data-kf5; training images only, never shipped).
 
 ``HELD_OUT`` names the styles kept out of training, to measure cross-style accuracy: every builder of training
@@ -37,7 +37,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-TEX_W, TEX_H = 192, 256  # the synthetic builder's face texture size (datasets/synth.py)
+TEX_W, TEX_H = 192, 256  # the synthetic builder's face texture size (datasets/synth/artwork.py)
 SS = 2  # draw at twice the size, then shrink: anti-aliased strokes
 
 FONTS: dict[str, tuple[str, int]] = {  # name -> (file, index in a .ttc)

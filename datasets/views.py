@@ -1,6 +1,6 @@
 """Scenes of the views people photograph, in many tile styles: for training and for the views benchmark.
 
-The general builder (``datasets/synth.py``) draws whole tables; this one draws the views the detector misses on
+The general builder (``datasets/synth/``) draws whole tables; this one draws the views the detector misses on
 real photos, one kind per scene (``VIEWS``):
 
 * ``standing``: the player's-eye view of one's own standing concealed row, taken from the seat (the row fills the
@@ -344,7 +344,7 @@ def add_specular(img: np.ndarray, cam: S.Camera, p: S.Placed, ts: S.TileSet, lig
         u = -u  # the back seen unmirrored: its right is the face's left
     else:
         return
-    roi = S._roi(quad, img.shape[0])
+    roi = S.render._roi(quad, img.shape[0])
     if roi is None:
         return
     g = 12

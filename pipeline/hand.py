@@ -7,6 +7,7 @@ module adds what a person at the table asks next: how many copies of each wait a
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -35,7 +36,10 @@ from pipeline.models import (
 from scoring import analyze_hand, parse_tiles, settle, waits
 from scoring.chickens import held_chickens
 from scoring.hand import best_wait_fan
-from scoring.rules import HAND_TYPES, get_rules
+from scoring.ledger import net
+from scoring.melds import Meld
+from scoring.results import WaitAnalysis, WinAnalysis
+from scoring.rules import HAND_TYPES, Rules, get_rules
 from scoring.tiles import COPIES, TILES, to_counts, to_mpsz
 
 SEATS = 4
@@ -54,9 +58,9 @@ def meld_tiles(melds: Iterable[MeldIn]) -> list[str]:
     return [m.tile for m in melds for _ in range(3 if m.type == "pong" else 4)]
 
 
-def meld_dicts(melds: Iterable[MeldIn]) -> list[dict[str, Any]]:
-    """Meld models → the engine's JSON form (``from`` spelled as in RULES.md)."""
-    return [m.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False) for m in melds]
+def engine_melds(melds: Iterable[MeldIn]) -> list[Meld]:
+    """Meld models (validated at the edge) → the engine's melds."""
+    return [m.to_meld() for m in melds]
 
 
 def copies_left(own: Sequence[str], seen: Sequence[str]) -> tuple[list[int], list[str]]:
@@ -70,29 +74,31 @@ def copies_left(own: Sequence[str], seen: Sequence[str]) -> tuple[list[int], lis
     return [max(0, COPIES - c) for c in counts], notes
 
 
-def chickens_held(tiles: Sequence[str], flipped: str | None, rules: Any) -> ChickensOut:
+def chickens_held(tiles: Sequence[str], flipped: str | None, rules: Rules) -> ChickensOut:
     """鸡 in a hand under the 翻鸡 indicator ``flipped`` (``scoring.chickens.held_chickens``)."""
-    return ChickensOut.model_validate(held_chickens(list(tiles), flipped, get_rules(rules)))
+    return ChickensOut.model_validate(held_chickens(list(tiles), flipped, rules))
 
 
 def analyze(req: HandRequest) -> HandAnalysis:
     """One hand: with a winning tile its type, fan and win value; without, its waits (听牌); always the copies
     of each wait still unseen and the chickens held."""
-    melds = meld_dicts(req.melds)
+    # The request was validated at the edge; its melds and rules become the engine's values once, here.
+    melds, rules = engine_melds(req.melds), get_rules(req.rules)
     with refusing():
         names = parse_tiles(req.concealed)
         seen = parse_tiles(req.seen) if isinstance(req.seen, str) else list(req.seen)
-        result = analyze_hand(names, req.win_tile, melds, req.self_drawn, req.rules, **win_flags(req))
+        result = analyze_hand(names, req.win_tile, melds, req.self_drawn, rules, **win_flags(req))
         # The waits of the 13 tiles before the win: what else the hand could have won on, and what is left.
-        waiting = result if req.win_tile is None else analyze_hand(names, None, melds, False, req.rules,
-                                                                   **win_flags(req))
+        waiting = result if isinstance(result, WaitAnalysis) else analyze_hand(names, None, melds, False, rules,
+                                                                               **win_flags(req))
+    assert isinstance(waiting, WaitAnalysis)
     held = [*names, *meld_tiles(req.melds), *([req.win_tile] if req.win_tile else [])]
     left, notes = copies_left(held, [*seen, *([req.flipped] if req.flipped else [])])
-    wait_list = [WaitOut(tile=w["tile"], hand_type=_type(w["hand_type"], w["fan"]),
-                         self_drawn_value=w["self_drawn_value"], discard_win_allowed=w["discard_win_allowed"],
-                         copies_left=left[TILES.index(w["tile"])]) for w in waiting["waits"]]
-    chickens = chickens_held(held, req.flipped, req.rules)
-    explanation = list(result["explanation"])
+    wait_list = [WaitOut(tile=w.tile, hand_type=_type(w.hand_type.key, w.hand_type.fan),
+                         self_drawn_value=w.self_drawn_value, discard_win_allowed=w.discard_win_allowed,
+                         copies_left=left[TILES.index(w.tile)]) for w in waiting.waits]
+    chickens = chickens_held(held, req.flipped, rules)
+    explanation = list(result.explanation)
     if req.win_tile is not None and wait_list:
         explanation.append("before the win it waited on " + ", ".join(
             f"{w.tile} ({w.copies_left} left)" for w in wait_list))
@@ -102,30 +108,29 @@ def analyze(req: HandRequest) -> HandAnalysis:
         explanation.append("鸡 (chickens) held: " + ", ".join(
             f"{c.tile}×{c.count} {c.label}" for c in chickens.tiles) + f" = {chickens.total}")
     explanation += notes
-    if req.win_tile is not None:
-        won = bool(result["win"])
-        hand_type = result["hand_type"]
+    best = waiting.best
+    best_fan, best_type = (best.hand_type.fan, _type(best.hand_type.key, best.hand_type.fan)) if best else (0, None)
+    if isinstance(result, WinAnalysis):
+        ht = result.hand_type
         return HandAnalysis(
-            status="win" if won else "not_a_win", concealed=result["concealed"], melds=req.melds,
-            win_tile=req.win_tile, self_drawn=req.self_drawn, rules=result["rules"], ready=won or bool(wait_list),
-            hand_type=_type(hand_type["key"], hand_type["fan"]) if hand_type else None,
-            win_value=result["win_value"], decompositions=result["decompositions"], allowed=result.get("allowed"),
-            discard_win_allowed=result["discard_win_allowed"], discard_win_reason=result["discard_win_reason"],
-            reason=result.get("reason"), waits=wait_list, best_fan=waiting["best_fan"],
-            best_hand_type=_type(waiting["best_hand_type"], waiting["best_fan"]), chickens=chickens,
-            explanation=explanation)
+            status="win" if result.win else "not_a_win", concealed=result.concealed, melds=req.melds,
+            win_tile=req.win_tile, self_drawn=req.self_drawn, rules=result.rules,
+            ready=result.win or bool(wait_list), hand_type=_type(ht.key, ht.fan) if ht else None,
+            win_value=result.win_value, decompositions=[list(d) for d in ht.decompositions] if ht else [],
+            allowed=result.allowed if result.win else None, discard_win_allowed=result.discard_win_allowed,
+            discard_win_reason=result.discard_win_reason, reason=result.reason, waits=wait_list, best_fan=best_fan,
+            best_hand_type=best_type, chickens=chickens, explanation=explanation)
     return HandAnalysis(
-        status="ready" if result["ready"] else "not_ready", concealed=result["concealed"], melds=req.melds,
-        rules=result["rules"], ready=result["ready"], waits=wait_list, best_fan=result["best_fan"],
-        best_hand_type=_type(result["best_hand_type"], result["best_fan"]), chickens=chickens,
-        explanation=explanation)
+        status="ready" if result.ready else "not_ready", concealed=result.concealed, melds=req.melds,
+        rules=result.rules, ready=result.ready, waits=wait_list, best_fan=best_fan, best_hand_type=best_type,
+        chickens=chickens, explanation=explanation)
 
 
 def settle_table(req: SettleRequest) -> SettleResponse:
     """``scoring.settle`` on a validated table state."""
     with refusing("invalid_table"):
         result = settle(req.model_dump(by_alias=True, exclude_unset=True))
-    return SettleResponse.model_validate(result)
+    return SettleResponse.model_validate(result.to_dict())
 
 
 # ------------------------------------------------------------------------------ 黄牌查叫 (draw check)
@@ -156,12 +161,13 @@ def _filler_hand(used: Counter[str], seed: int) -> list[str]:
     raise Refused("invalid_hand", "cannot complete the table around the hands given")  # pragma: no cover
 
 
-def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> ChajiaoResponse:
+def chajiao(hands: Sequence[DrawHand], rules: Rules | str | dict[str, Any], dealer: int, streak: int) -> ChajiaoResponse:
     """黄牌查叫 (RULES.md §8.7): who is 叫牌 (ready), each one's best fan, who pays whom.
 
     ``scoring.settle`` with outcome draw does the paying. Seats not given get a stand-in hand that waits on
     nothing; every transfer to or from them is dropped, so only the hands shown pay and receive.
     """
+    rules = get_rules(rules)  # once, for every hand below
     seats = [h.seat for h in hands]
     if len(set(seats)) != len(seats):
         raise Refused("invalid_hand", f"a seat is given twice: {sorted(seats)}")
@@ -179,17 +185,14 @@ def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> 
             players.append({"concealed": to_mpsz(filler)})
             continue
         # The feeder of a 点豆 does not matter at a draw (no 豆 are paid), but the engine wants one.
-        melds = [{**m, "from": m.get("from", (seat + 1) % SEATS)} if m["type"] == "kong" else m
-                 for m in meld_dicts(hand.melds)]
+        melds = [dataclasses.replace(m, source=(seat + 1) % SEATS) if m.type == "kong" and m.source is None else m
+                 for m in engine_melds(hand.melds)]
         players.append({"concealed": to_mpsz(hand.concealed), "melds": melds, "bao_ting": hand.bao_ting})
     state = {"rules": rules, "dealer": dealer, "streak": streak, "players": players, "outcome": {"type": "draw"}}
     with refusing():
         result = settle(state)
-    ledger = [t for t in result["ledger"] if t["from"] in by_seat and t["to"] in by_seat]
-    totals = [0] * SEATS
-    for t in ledger:
-        totals[t["to"]] += t["fan"]
-        totals[t["from"]] -= t["fan"]
+    ledger = [t for t in result.ledger if t.payer in by_seat and t.payee in by_seat]
+    totals = net(ledger, SEATS)
     left, _ = copies_left(shown, [t for h in hands for t in h.seen])
     rows, lines = [], []
     for seat in range(SEATS):
@@ -198,24 +201,24 @@ def chajiao(hands: Sequence[DrawHand], rules: Any, dealer: int, streak: int) -> 
             rows.append(ChajiaoPlayerResult(seat=seat, given=False, source="absent"))
             lines.append(f"P{seat}: hand not shown, left out of the check")
             continue
-        row = result["players"][seat]
+        row = result.players[seat]
         with refusing():
-            fan, key = best_wait_fan(hand.concealed, meld_dicts(hand.melds), rules)
+            fan, key = best_wait_fan(hand.concealed, engine_melds(hand.melds), rules)
         rows.append(ChajiaoPlayerResult(
             seat=seat, given=True, source=hand.source, concealed=to_mpsz(hand.concealed), melds=hand.melds,
-            bao_ting=hand.bao_ting, ting=row["ting"],
-            waits=[ChajiaoWait(tile=w, copies_left=left[TILES.index(w)]) for w in row["waits"]],
+            bao_ting=hand.bao_ting, ting=row.ting,
+            waits=[ChajiaoWait(tile=w, copies_left=left[TILES.index(w)]) for w in row.waits],
             best_fan=fan, best_hand_type=_type(key, fan), total=totals[seat], retake=hand.retake))
-        ready = ("叫牌 (ready), waits " + " ".join(row["waits"]) + (f", best {HAND_TYPES[key][0]} {fan} fan"
-                                                                    if key else "")) if row["ting"] else "not 叫牌"
+        ready = ("叫牌 (ready), waits " + " ".join(row.waits) + (f", best {HAND_TYPES[key][0]} {fan} fan"
+                                                                    if key else "")) if row.ting else "not 叫牌"
         lines.append(f"P{seat}: {to_mpsz(hand.concealed)} — {ready}")
     ting_given = [r.ting for r in rows if r.given]
     if all(ting_given) or not any(ting_given):
         lines.append("查叫: " + ("everybody" if all(ting_given) else "nobody") + " shown is 叫牌, no payment")
-    lines += [t["reason"] for t in ledger]
-    return ChajiaoResponse(rules=result["rules"]["preset"], players=rows,
-                           ledger=[TransferOut.model_validate(t) for t in ledger],
-                           next_dealer=result["next_dealer"] if len(hands) == SEATS else None, explanation=lines)
+    lines += [t.reason for t in ledger]
+    return ChajiaoResponse(rules=result.rules.preset, players=rows,
+                           ledger=[TransferOut.model_validate(t.to_dict()) for t in ledger],
+                           next_dealer=result.next_dealer if len(hands) == SEATS else None, explanation=lines)
 
 
 def text_hand(seat: int, text: str) -> DrawHand:

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from scoring.hand import WIN_FLAGS
+from scoring.melds import Meld
 from scoring.rules import MAX_BASE, get_rules
 from scoring.tiles import tile_index
 
@@ -85,6 +86,10 @@ class MeldIn(StrictModel):
     tile: Tile
     from_: Seat | None = Field(None, alias="from", description="seat that fed the pong / exposed kong")
     late: StrictBool = Field(False, description="LPS 憨包豆: declared a round later than first possible")
+
+    def to_meld(self) -> Meld:
+        """The engine's meld (already validated here, so not parsed again)."""
+        return Meld(self.type, self.tile, self.from_, self.late)
 
 
 def _win_flags(kind: Any) -> dict[str, Any]:

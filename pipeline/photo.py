@@ -116,8 +116,8 @@ def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
     for g, (group, meld) in enumerate(zip(lay.melds, reading.melds, strict=False)):
         for k, placed in enumerate(group.tiles):
             # A face-down tile of a 闷豆 stays "back": the reading's meld tile is what the open tiles show.
-            face_down = names[placed.box] == "back" or meld["tile"] is None
-            out[placed.box] = ("back" if face_down else meld["tile"], "meld", g, k)
+            face_down = names[placed.box] == "back" or meld.tile is None
+            out[placed.box] = ("back" if face_down else meld.tile, "meld", g, k)
     for k, (placed, tile) in enumerate(zip(lay.river, reading.river, strict=False)):
         out[placed.box] = (tile, "river", None, k)
     if lay.indicator is not None and reading.indicator is not None:
@@ -138,7 +138,7 @@ def read_response(photo: Photo, model: str) -> dict[str, Any]:
                               alternatives=[Alternative(**a) for a in d["alternatives"]], role=role, group=group,
                               order=order, changed=i in changed, doubtful=i in doubtful))
     hand = HandRead(concealed=reading.concealed, concealed_tiles=reading.concealed_tiles,
-                    melds=[MeldRead(type=g.type, tile=m["tile"], boxes=g.boxes, missing=g.missing)
+                    melds=[MeldRead(type=g.type, tile=m.tile, boxes=g.boxes, missing=g.missing)
                            for g, m in zip(lay.melds, reading.melds, strict=False)],
                     river=reading.river, indicator=reading.indicator, count=reading.count, complete=reading.complete)
     return {"image": _image_info(photo.image, photo.full_size), "tiles": tiles, "hand": hand, "ok": reading.ok,
@@ -174,12 +174,12 @@ def hand_request(reading: Reading, ctx: ScoreContext) -> tuple[HandRequest | Non
     if "?" in reading.concealed_tiles:
         return None, [], ErrorBody(code="unreadable_tile", message="a concealed tile could not be read: tap it "
                                                                   "and choose the right tile")
-    hidden = [m for m in reading.melds if m["tile"] is None]
+    hidden = [m for m in reading.melds if m.tile is None]
     if hidden:
         return None, [], ErrorBody(code="hidden_kong", message="a 闷豆 (concealed kong) lies face down: tap it "
                                                               "and choose its tile")
     concealed = list(reading.concealed_tiles)
-    melds = [MeldIn(type=m["type"], tile=m["tile"]) for m in reading.melds]
+    melds = [MeldIn(type=m.type, tile=m.tile) for m in reading.melds]
     count = len(concealed) + 3 * len(melds)
     win_tile = ctx.win_tile
     if count == 14:
@@ -241,10 +241,10 @@ def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:
 
 def photo_hand(reading: Reading, seat: int) -> DrawHand:
     """A seat's hand for 黄牌查叫 (the draw check) as read from its photo; refused when a tile is unreadable."""
-    if "?" in reading.concealed_tiles or any(m["tile"] is None for m in reading.melds):
+    if "?" in reading.concealed_tiles or any(m.tile is None for m in reading.melds):
         raise Refused("unreadable_tile", f"photo{seat}: a tile could not be read (or a 闷豆 lies face down); "
                                          f"retake it or send hand{seat} as text")
     return DrawHand(seat=seat, concealed=list(reading.concealed_tiles),
-                    melds=[MeldIn(type=m["type"], tile=m["tile"]) for m in reading.melds], source="photo",
+                    melds=[MeldIn(type=m.type, tile=m.tile) for m in reading.melds], source="photo",
                     seen=[t for t in reading.river if t != "?"],
                     retake=[RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake])

@@ -8,11 +8,12 @@ the highest fan wins.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from scoring.melds import Meld, parse_melds
+from scoring.results import HandType, WaitAnalysis, WaitValue, WinAnalysis
 from scoring.rules import HAND_TYPES, Rules, get_rules
 from scoring.shapes import Decomposition, check_hand, decompositions, waits
 from scoring.tiles import TILE_INDEX, parse_tiles, tile_index, to_counts, to_mpsz
@@ -39,31 +40,6 @@ CONTEXT_KEYS = tuple(WIN_FLAGS)
 
 RulesSpec = Rules | str | Mapping[str, Any] | None
 MeldsSpec = Sequence[Meld | Mapping[str, Any]]
-
-
-@dataclass(frozen=True)
-class HandType:
-    """The scored type of a complete hand.
-
-    ``key`` is the fan-table row (e.g. ``"qingdadui"``), ``base`` the base shape before 清, ``qing`` whether
-    every tile (melds included) is of one suit, ``decompositions`` the readings as MPSZ groups, the scored
-    reading first.
-    """
-
-    key: str
-    name_zh: str
-    name_en: str
-    fan: int
-    qing: bool
-    base: str
-    decompositions: tuple[tuple[str, ...], ...]
-
-    def label(self) -> str:
-        """``"大对子 (all triplets)"``."""
-        return f"{self.name_zh} ({self.name_en})"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "name_zh": self.name_zh, "name_en": self.name_en, "fan": self.fan}
 
 
 def _as_tiles(tiles: str | Iterable[str]) -> list[str]:
@@ -114,9 +90,12 @@ def classify_win(tiles14: str | Iterable[str], melds: MeldsSpec, rules: RulesSpe
     (without it no quad counts as 龙 under that switch). The highest-fan reading is returned.
     ``ValueError`` on a wrong tile count, a fifth copy, or a winning tile not among ``tiles14``.
     """
-    rules = get_rules(rules)
-    meld_list = parse_melds(melds)
-    names = _as_tiles(tiles14)
+    return _classify(_as_tiles(tiles14), parse_melds(melds), get_rules(rules), win_tile)
+
+
+def _classify(names: Sequence[str], meld_list: Sequence[Meld], rules: Rules,
+              win_tile: str | None = None) -> HandType | None:
+    """:func:`classify_win` on values already parsed (checked tile names, melds, rules)."""
     counts = to_counts(names)
     check_hand(counts, meld_list, 14)
     win_index = None
@@ -146,10 +125,10 @@ def best_wait_fan(concealed: str | Iterable[str], melds: MeldsSpec, rules: Rules
     Returns ``(0, None)`` when the hand is not 叫牌 (ready).
     """
     rules = get_rules(rules)
-    names = _as_tiles(concealed)
+    names, meld_list = _as_tiles(concealed), parse_melds(melds)
     best: tuple[int, str | None] = (0, None)
-    for w in waits(names, melds):
-        ht = classify_win([*names, w], melds, rules, win_tile=w)
+    for w in waits(names, meld_list):
+        ht = _classify([*names, w], meld_list, rules, win_tile=w)
         if ht is not None and ht.fan > best[0]:
             best = (ht.fan, ht.key)
     return best
@@ -169,7 +148,13 @@ def win_allowed_on_discard(hand_type: HandType | str | None, melds: MeldsSpec, *
         return False, "not allowed: the tiles do not form a win (不成牌)"
     if key not in HAND_TYPES:
         raise ValueError(f"unknown hand type {key!r}; known: {', '.join(HAND_TYPES)}")
-    meld_list = parse_melds(melds)
+    return _gate(key, parse_melds(melds), hot_discard=hot_discard, robbed_kong=robbed_kong,
+                 discarder_bao_ting=discarder_bao_ting, winner_bao_ting=winner_bao_ting)
+
+
+def _gate(key: str, meld_list: Sequence[Meld], *, hot_discard: bool, robbed_kong: bool, discarder_bao_ting: bool,
+          winner_bao_ting: bool) -> tuple[bool, str]:
+    """:func:`win_allowed_on_discard` of a known type key and parsed melds."""
     name = f"{HAND_TYPES[key][0]} ({HAND_TYPES[key][1]})"
     if any(m.is_kong for m in meld_list):
         return True, "allowed: the winner owns a 豆 (kong)"
@@ -196,9 +181,15 @@ def win_value(hand_type: HandType, rules: RulesSpec, *, self_drawn: bool, kong_d
     none; all_plus1), 杠上花 (win on a kong replacement draw) + ``gangkai_bonus``, 报听 winner (declared
     ready) max/add/replace with Q. A 抢杠 win counts as 自摸 here: pass ``self_drawn=True``.
     """
-    rules = get_rules(rules)
     if kong_draw and not self_drawn:
         raise ValueError("杠上花 (kong_draw) is a self-drawn win: it needs self_drawn")
+    return _value(hand_type, get_rules(rules), self_drawn=self_drawn, kong_draw=kong_draw, bao_ting=bao_ting,
+                  first_draw=first_draw)
+
+
+def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bool, bao_ting: bool,
+           first_draw: str | None = None) -> tuple[int, list[str]]:
+    """:func:`win_value` under parsed rules."""
     w = hand_type.fan
     lines = [f"{hand_type.label()}: {w} fan"]
     if first_draw is not None:
@@ -289,15 +280,17 @@ def _check_win_context(self_drawn: bool, ctx: Mapping[str, bool]) -> None:
 
 
 def analyze_hand(concealed: str | Iterable[str], win_tile: str | None = None, melds: MeldsSpec = (),
-                 self_drawn: bool = False, rules: RulesSpec = "gy-normal", **context: bool) -> dict[str, Any]:
+                 self_drawn: bool = False, rules: RulesSpec = "gy-normal",
+                 **context: bool) -> WinAnalysis | WaitAnalysis:
     """Analyse one player's hand.
 
-    With ``win_tile`` (``concealed`` excludes it): the hand type, win value W, every reading and whether the
-    win may be taken on a discard. Without it: whether the hand is 叫牌 (ready) and, per wait, its type and
-    values. Context flags: ``kong_draw`` (杠上花), ``hot_discard`` (热炮), ``robbed_kong`` (抢杠), ``bao_ting``
-    (the player declared 报听), ``discarder_bao_ting``. ``ValueError`` on malformed input or flags that cannot
-    happen (杠上花 without a kong, 报听 with melds, a non-boolean flag); ``TypeError`` when ``concealed`` or
-    ``melds`` is not tiles / a list at all. A hand that simply is not a win is reported with ``"win": False``.
+    With ``win_tile`` (``concealed`` excludes it): a :class:`WinAnalysis`, the hand type, win value W, every
+    reading and whether the win may be taken on a discard. Without it: a :class:`WaitAnalysis`, whether the hand
+    is 叫牌 (ready) and, per wait, its type and values. Context flags: ``kong_draw`` (杠上花), ``hot_discard``
+    (热炮), ``robbed_kong`` (抢杠), ``bao_ting`` (the player declared 报听), ``discarder_bao_ting``.
+    ``ValueError`` on malformed input or flags that cannot happen (杠上花 without a kong, 报听 with melds, a
+    non-boolean flag); ``TypeError`` when ``concealed`` or ``melds`` is not tiles / a list at all. A hand that
+    simply is not a win is reported with ``win`` false.
     """
     ctx = _context(context)
     if not isinstance(self_drawn, bool):
@@ -323,60 +316,49 @@ def _hand_text(names: Sequence[str], melds: Sequence[Meld]) -> str:
 
 
 def _analyze_win(names: list[str], win_tile: str, melds: list[Meld], self_drawn: bool, rules: Rules,
-                 ctx: Mapping[str, bool]) -> dict[str, Any]:
+                 ctx: Mapping[str, bool]) -> WinAnalysis:
     how = "自摸 (self-drawn)" if self_drawn else "抢杠 (robbing a kong)" if ctx["robbed_kong"] else "点炮 (on a discard)"
-    ht = classify_win([*names, win_tile], melds, rules, win_tile=win_tile)
-    result: dict[str, Any] = {"concealed": to_mpsz(names), "win_tile": win_tile,
-                              "melds": [m.to_dict() for m in melds], "self_drawn": self_drawn,
-                              "rules": rules.preset}
+    ht = _classify([*names, win_tile], melds, rules, win_tile=win_tile)
     explanation = [f"hand: {_hand_text(names, melds)} + {win_tile}, {how}"]
     if ht is None:
         before = waits(names, melds)
         reason = f"{win_tile} does not complete this hand (不成牌: no 4 sets + pair, no 七对)"
         explanation.append(reason)
         explanation.append("the hand waits on " + ", ".join(before) if before else "the hand is not 叫牌 (ready)")
-        result.update(win=False, reason=reason, hand_type=None, win_value=0, decompositions=[],
-                      discard_win_allowed=False, discard_win_reason="not a win", explanation=explanation)
-        return result
-    w, value_lines = win_value(ht, rules, self_drawn=self_drawn or ctx["robbed_kong"],
-                               kong_draw=ctx["kong_draw"], bao_ting=ctx["bao_ting"])
-    allowed, why = win_allowed_on_discard(ht, melds, hot_discard=ctx["hot_discard"], robbed_kong=ctx["robbed_kong"],
-                                          discarder_bao_ting=ctx["discarder_bao_ting"],
-                                          winner_bao_ting=ctx["bao_ting"])
+        return WinAnalysis(to_mpsz(names), win_tile, tuple(melds), self_drawn, rules.preset, None, 0, False,
+                           "not a win", tuple(explanation), reason)
+    w, value_lines = _value(ht, rules, self_drawn=self_drawn or ctx["robbed_kong"], kong_draw=ctx["kong_draw"],
+                            bao_ting=ctx["bao_ting"])
+    allowed, why = _gate(ht.key, melds, hot_discard=ctx["hot_discard"], robbed_kong=ctx["robbed_kong"],
+                         discarder_bao_ting=ctx["discarder_bao_ting"], winner_bao_ting=ctx["bao_ting"])
     explanation.append("reading: " + " ".join(ht.decompositions[0]))
     explanation += value_lines
     if self_drawn:
         explanation.append("自摸 (self-draw) is always allowed; on a discard: " + why)
     else:
         explanation.append(f"win on another player's tile: {why}")
-    result.update(win=True, hand_type=ht.to_dict(), win_value=w,
-                  decompositions=[list(d) for d in ht.decompositions], discard_win_allowed=allowed,
-                  discard_win_reason=why, allowed=self_drawn or allowed, explanation=explanation)
-    return result
+    return WinAnalysis(to_mpsz(names), win_tile, tuple(melds), self_drawn, rules.preset, ht, w, allowed, why,
+                       tuple(explanation))
 
 
-def _analyze_waiting(names: list[str], melds: list[Meld], rules: Rules, ctx: Mapping[str, bool]) -> dict[str, Any]:
+def _analyze_waiting(names: list[str], melds: list[Meld], rules: Rules, ctx: Mapping[str, bool]) -> WaitAnalysis:
     tiles = waits(names, melds)
     explanation = [f"hand: {_hand_text(names, melds)}"]
     entries = []
     for w in tiles:
-        ht = classify_win([*names, w], melds, rules, win_tile=w)
+        ht = _classify([*names, w], melds, rules, win_tile=w)
         assert ht is not None  # every wait completes the hand
-        value, _ = win_value(ht, rules, self_drawn=True, kong_draw=ctx["kong_draw"], bao_ting=ctx["bao_ting"])
-        allowed, _ = win_allowed_on_discard(ht, melds, hot_discard=ctx["hot_discard"],
-                                            robbed_kong=ctx["robbed_kong"],
-                                            discarder_bao_ting=ctx["discarder_bao_ting"],
-                                            winner_bao_ting=ctx["bao_ting"])
-        entries.append({"tile": w, "hand_type": ht.key, "name_zh": ht.name_zh, "fan": ht.fan,
-                        "self_drawn_value": value, "discard_win_allowed": allowed})
+        value, _ = _value(ht, rules, self_drawn=True, kong_draw=ctx["kong_draw"], bao_ting=ctx["bao_ting"])
+        allowed, _ = _gate(ht.key, melds, hot_discard=ctx["hot_discard"], robbed_kong=ctx["robbed_kong"],
+                           discarder_bao_ting=ctx["discarder_bao_ting"], winner_bao_ting=ctx["bao_ting"])
+        entries.append(WaitValue(w, ht, value, allowed))
         explanation.append(f"{w}: {ht.label()} {ht.fan} fan; 自摸 (self-drawn) W = {value}; "
                            f"on a discard {'allowed' if allowed else 'not allowed (no 豆)'}")
-    best = max(entries, key=lambda e: e["fan"], default=None)
+    result = WaitAnalysis(to_mpsz(names), tuple(melds), rules.preset, tuple(entries), ())
+    best = result.best
     if best is None:
         explanation.append("not 叫牌 (not ready): no tile completes this hand")
     else:
         explanation.insert(1, "叫牌 (ready), waits: " + " ".join(tiles))
-        explanation.append(f"best type: {best['name_zh']} {best['fan']} fan (used by 黄牌查叫)")
-    return {"concealed": to_mpsz(names), "melds": [m.to_dict() for m in melds], "rules": rules.preset,
-            "ready": bool(tiles), "waits": entries, "best_fan": best["fan"] if best else 0,
-            "best_hand_type": best["hand_type"] if best else None, "explanation": explanation}
+        explanation.append(f"best type: {best.hand_type.name_zh} {best.hand_type.fan} fan (used by 黄牌查叫)")
+    return dataclasses.replace(result, explanation=tuple(explanation))

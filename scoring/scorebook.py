@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from scoring.results import Settlement
 from scoring.rules import get_rules
 from scoring.settle import settle
 from scoring.table import SEATS
@@ -47,7 +48,7 @@ class PlayedRound:
     dealer: int
     streak: int
     state: dict[str, Any]
-    settlement: dict[str, Any]
+    settlement: Settlement
     deltas: tuple[int, ...]
     totals_after: tuple[int, ...]
 
@@ -113,7 +114,7 @@ def replay(book: Scorebook, start: int = 1, carry: Carry | None = None) -> Stand
     for number in range(start, len(book.rounds) + 1):
         played.append(play_round(book.rules, number, book.rounds[number - 1], carry))
         last = played[-1]
-        carry = Carry(last.settlement["next_dealer"], last.settlement["next_streak"], last.totals_after)
+        carry = Carry(last.settlement.next_dealer, last.settlement.next_streak, last.totals_after)
     return Standing(carry.dealer, carry.streak, tuple(carry.totals), tuple(played))
 
 
@@ -124,7 +125,7 @@ def play_round(rules: RulesSpec, number: int, round_: Mapping[str, Any], carry: 
         result = settle(state)
     except ValueError as exc:
         raise ValueError(f"round {number}: {exc}") from None
-    deltas = tuple(p["total"] for p in result["players"])
+    deltas = tuple(p.total for p in result.players)
     if sum(deltas):  # the engine's contract; a table must never drift from zero
         raise AssertionError(f"round {number}: settlement is not zero-sum: {deltas}")
     totals = tuple(t + d for t, d in zip(carry.totals, deltas, strict=True))

@@ -18,7 +18,8 @@ The state is the JSON form of the table at the end of a hand (RULES.md §10)::
 A winner's ``concealed`` excludes the winning tile. A ``"rules"`` key in the state wins over the ``rules``
 argument; ``"base"`` in the state wins over the rules' 底分. The result holds the itemized ledger (amounts
 already × 底分), the from→to matrix, per-player components and the next dealer; every component sums to zero.
-Invalid input raises ``ValueError`` with a readable message.
+Invalid input raises ``ValueError`` with a readable message. The result is a :class:`scoring.results.Settlement`;
+its ``to_dict()`` is the JSON form.
 """
 
 from __future__ import annotations
@@ -30,16 +31,19 @@ from scoring.chickens import chicken_transfers
 from scoring.dealer import next_dealer
 from scoring.dou import dou_transfers
 from scoring.hand_fan import HandFan, hand_transfers
-from scoring.ledger import COMPONENTS, Transfer, matrix, net
+from scoring.ledger import COMPONENTS, Transfer, net
+from scoring.results import SeatResult, SeatWin, Settlement
 from scoring.rules import Rules
 from scoring.shapes import waits as shape_waits
 from scoring.table import SEATS, Table, Win, parse_table, table_counts
 from scoring.tiles import tile_index
 
 
-def settle(state: Mapping[str, Any], rules: str | Mapping[str, Any] | Rules | None = "gy-normal") -> dict[str, Any]:
-    """Settle one hand: hand fan (牌型), 豆 (kongs) and 鸡 (chickens) between the four seats."""
-    table = parse_table(state, rules)
+def settle(state: Mapping[str, Any] | Table,
+           rules: str | Mapping[str, Any] | Rules | None = "gy-normal") -> Settlement:
+    """Settle one hand: hand fan (牌型), 豆 (kongs) and 鸡 (chickens) between the four seats. ``state`` is the
+    JSON form (parsed here with ``rules``) or an already parsed :class:`Table`."""
+    table = state if isinstance(state, Table) else parse_table(state, rules)
     waits, counted = _waits(table)
     ting = _ting(table, counted)
     hand = hand_transfers(table, ting, counted)
@@ -55,15 +59,9 @@ def settle(state: Mapping[str, Any], rules: str | Mapping[str, Any] | Rules | No
     explanation = [f"Rules: {table.rules.preset}, 底分 (base) {base}",
                    _ting_line(ting, table), *_dead_wait_lines(waits, counted), *hand.lines, *dou_lines,
                    *chicken_lines, dealer_line]
-    return {
-        "rules": table.rules.to_dict(),
-        "ledger": [t.to_dict() for t in ledger],
-        "matrix": matrix(ledger, SEATS),
-        "players": [_player_row(table, seat, ting, waits, hand, nets) for seat in range(SEATS)],
-        "next_dealer": dealer,
-        "next_streak": streak,
-        "explanation": explanation,
-    }
+    return Settlement(table.rules, tuple(ledger),
+                      tuple(_seat_result(table, seat, ting, waits, hand, nets) for seat in range(SEATS)),
+                      dealer, streak, tuple(explanation))
 
 
 def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
@@ -98,20 +96,10 @@ def _dead_wait_lines(waits: list[list[str]], counted: list[list[str]]) -> list[s
             for s in range(SEATS) if (dead := set(waits[s]) - set(counted[s]))]
 
 
-def _player_row(table: Table, seat: int, ting: list[bool], waits: list[list[str]], hand: HandFan,
-                nets: dict[str, list[int]]) -> dict[str, Any]:
+def _seat_result(table: Table, seat: int, ting: list[bool], waits: list[list[str]], hand: HandFan,
+                 nets: dict[str, list[int]]) -> SeatResult:
     won = hand.winners.get(seat)
-    return {
-        "seat": seat,
-        "ting": ting[seat],
-        "waits": waits[seat],
-        "hand": nets["hand"][seat],
-        "dou": nets["dou"][seat],
-        "chicken": nets["chicken"][seat],
-        "total": sum(nets[c][seat] for c in COMPONENTS),
-        "burned": seat in hand.burned,
-        "dealer": seat == table.dealer,
-        "win": None if won is None else {"type": won.hand_type.key, "name": won.hand_type.name_zh,
-                                         "name_en": won.hand_type.name_en, "fan": won.hand_type.fan,
-                                         "value": won.value},
-    }
+    return SeatResult(seat=seat, ting=ting[seat], waits=tuple(waits[seat]), hand=nets["hand"][seat],
+                      dou=nets["dou"][seat], chicken=nets["chicken"][seat], burned=seat in hand.burned,
+                      dealer=seat == table.dealer,
+                      win=None if won is None else SeatWin(won.hand_type, won.value))

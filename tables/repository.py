@@ -173,7 +173,7 @@ def _round(row: sa.Row) -> RoundRecord:
 
 def _round_values(table_id: str, played: PlayedRound, created: dt.datetime, now: dt.datetime) -> dict[str, Any]:
     return {"table_id": table_id, "number": played.number, "round": dict(played.round), "state": played.state,
-            "settlement": played.settlement, "dealer": played.dealer, "streak": played.streak,
+            "settlement": played.settlement.to_dict(), "dealer": played.dealer, "streak": played.streak,
             "deltas": list(played.deltas), "totals_after": list(played.totals_after),
             "engine_version": ENGINE_VERSION, "created_at": created, "updated_at": now}
 
@@ -313,9 +313,9 @@ class TableStore:
                                 Carry(row.dealer, row.streak, tuple(row.totals)))
             now = _now()
             conn.execute(rounds.insert().values(**_round_values(table_id, played, now, now)))
-            table = self._update_table(conn, row, played.settlement["next_dealer"], played.settlement["next_streak"],
+            table = self._update_table(conn, row, played.settlement.next_dealer, played.settlement.next_streak,
                                        played.totals_after, played.number, now)
-            answer = {"number": played.number, "settlement": played.settlement, "table": table.to_dict()}
+            answer = {"number": played.number, "settlement": played.settlement.to_dict(), "table": table.to_dict()}
             if idempotency_key is not None:
                 conn.execute(idempotency_keys.insert().values(table_id=table_id, key=idempotency_key,
                                                               request_hash=digest, response=answer,

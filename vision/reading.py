@@ -101,13 +101,25 @@ class Retake:
         return {"code": self.code, "message": self.message, "boxes": list(self.boxes)}
 
 
+@dataclass(frozen=True)
+class ReadMeld:
+    """A meld as read: its type (碰 pong or one of the 杠 kongs, as ``scoring.melds.MELD_TYPES``) and tile ("?"
+    when unreadable, None for a face-down 闷豆 (concealed kong) whose face no tile shows)."""
+
+    type: str
+    tile: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "tile": self.tile}
+
+
 @dataclass
 class Reading:
     """The tiles of one player's layout.
 
     concealed: MPSZ text of the concealed hand; concealed_tiles the same in layout order ("?" = unreadable, or no
         tile of the 108-tile set).
-    melds: scoring meld dicts ``{"type", "tile"}`` (tile None for an unidentified face-down 闷豆).
+    melds: the melds as read (:class:`ReadMeld`; tile None for an unidentified face-down 闷豆).
     river / indicator: tile names. count: concealed + 3 per meld (13 waiting, 14 with the winning tile).
     complete: the 14 tiles form a complete hand (成牌); None when the count is not 14.
     changes / doubtful / retake: see the module docstring. ok: no retake needed.
@@ -115,7 +127,7 @@ class Reading:
 
     concealed: str = ""
     concealed_tiles: list[str] = field(default_factory=list)
-    melds: list[dict[str, Any]] = field(default_factory=list)
+    melds: list[ReadMeld] = field(default_factory=list)
     river: list[str] = field(default_factory=list)
     indicator: str | None = None
     count: int = 0
@@ -131,7 +143,7 @@ class Reading:
 
     def to_json(self) -> dict[str, Any]:
         return {"concealed": self.concealed, "concealed_tiles": list(self.concealed_tiles),
-                "melds": [dict(m) for m in self.melds], "river": list(self.river), "indicator": self.indicator,
+                "melds": [m.to_json() for m in self.melds], "river": list(self.river), "indicator": self.indicator,
                 "count": self.count, "complete": self.complete, "changes": [c.to_json() for c in self.changes],
                 "doubtful": [d.to_json() for d in self.doubtful], "retake": [r.to_json() for r in self.retake],
                 "ok": self.ok}
@@ -403,8 +415,7 @@ def read(dets: Detections, lay: Layout, image: np.ndarray | None = None, *, use_
     out.concealed = to_mpsz([t for t in out.concealed_tiles if t != "?"])
     meld_vars = iter(v for v in variables if v.role == "meld")
     face_down = {id(m) for m in hidden}
-    out.melds = [{"type": m.type, "tile": None if id(m) in face_down else tile_of(next(meld_vars))}
-                 for m in lay.melds]
+    out.melds = [ReadMeld(m.type, None if id(m) in face_down else tile_of(next(meld_vars))) for m in lay.melds]
     out.river = [tile_of(v) for v in variables if v.role == "river"]
     out.indicator = next((tile_of(v) for v in variables if v.role == "indicator"), None)
     if lay.count == 14 and "?" not in out.concealed_tiles and not lay.holes:
@@ -489,8 +500,8 @@ def _retakes(dets: Detections, lay: Layout, image: np.ndarray | None, out: Readi
     for t in out.concealed_tiles + out.river + ([out.indicator] if out.indicator else []):
         counts[t] = counts.get(t, 0) + 1
     for m in out.melds:
-        if m["tile"]:
-            counts[m["tile"]] = counts.get(m["tile"], 0) + (3 if m["type"] == "pong" else 4)
+        if m.tile:
+            counts[m.tile] = counts.get(m.tile, 0) + (3 if m.type == "pong" else 4)
     over = sorted(t for t, c in counts.items() if t != "?" and c > COPIES)
     if over or not feasible:
         reasons.append(Retake("too_many_copies", f"More than 4 of {', '.join(over) or 'a tile'} read: some tiles "

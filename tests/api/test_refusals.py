@@ -74,7 +74,7 @@ def test_kong_draw_without_a_kong_is_refused_everywhere(text_client, capsys):
     cli_refused(capsys, "needs a kong", "hand", PINGHU, "--win", "5p", "--self-drawn", "--kong-draw")
     # with a kong it is scored: W = 平胡自摸 2 + 1 (RULES.md E3)
     e3 = analyze_hand("123456p2278s", "9s", [{"type": "concealed_kong", "tile": "6m"}], True, kong_draw=True)
-    assert e3["win_value"] == 3
+    assert e3.win_value == 3
     with pytest.raises(ValueError, match="杠上花"):
         settle(example("E1", outcome=zimo(1, "5p", kong_draw=True)))
 
@@ -103,7 +103,7 @@ def test_bao_ting_with_a_pong_is_refused_by_api_cli_and_settle(text_client, caps
         settle(state)
     refused(text_client.post("/v1/settle", json=state), "报听")
     # without melds the flag stands: 报听 winner W = max(1, 10)
-    assert analyze_hand(PINGHU, "5p", bao_ting=True)["win_value"] == 10
+    assert analyze_hand(PINGHU, "5p", bao_ting=True).win_value == 10
 
 
 # -------------------------------------------------------------------------------------- non-boolean flags
@@ -183,7 +183,7 @@ def test_bao_ting_does_not_make_a_hand_ready_at_a_draw(text_client, capsys, tmp_
     assert column(result, "ting") == [True, False, True, False]
     # P1 pays his 查叫 like any hand not ready: 10 to P0, 1 to P2 (before: he escaped it as "叫牌")
     assert paid(result, "hand") == {(1, 0): 10, (3, 0): 10, (1, 2): 1, (3, 2): 1}
-    assert any("P1 (declared 报听 but not ready)" in line for line in result["explanation"])
+    assert any("P1 (declared 报听 but not ready)" in line for line in result.explanation)
     api = text_client.post("/v1/settle", json=state).json()
     assert [p["ting"] for p in api["players"]] == [True, False, True, False]
     chajiao = text_client.post("/v1/chajiao", json={"players": [
@@ -218,7 +218,7 @@ def test_one_shared_winning_1s_counts_once_for_the_first_winner_from_the_discard
     chickens = paid(result, "chicken")
     assert chickens[(0, 2)] == 2 and chickens[(0, 3)] == 5
     assert column(result, "chicken") == [-7, -7, 1, 13]
-    assert any("counts once, for P2" in line for line in result["explanation"])
+    assert any("counts once, for P2" in line for line in result.explanation)
 
 
 def test_the_each_switch_keeps_counting_the_shared_tile_for_every_winner(text_client):

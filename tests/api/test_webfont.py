@@ -29,7 +29,7 @@ def test_rule_names_and_the_explanation_lines_of_the_worked_examples_are_in_the_
     shown = "".join(zh for zh, _en in HAND_TYPES.values())
     for name, state in EXAMPLES.items():
         result = settle(state, state["rules"])
-        shown += "".join(result["explanation"]) + "".join(t["reason"] for t in result["ledger"]) + name
+        shown += "".join(result.explanation) + "".join(t.reason for t in result.ledger) + name
     chars = set(CJK.findall(shown))
     assert len(chars) > 40
     assert not chars - font_characters(), "".join(sorted(chars - font_characters()))

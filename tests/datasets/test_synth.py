@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import collections
-import importlib.util
 import itertools
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -15,6 +15,8 @@ import cv2
 import numpy as np
 import pytest
 
+from datasets import synth as builder
+from datasets.synth import artwork
 from vision.classes import BACK, CLASS_NAMES, NUM_CLASSES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,29 +24,20 @@ SHARED = ROOT.parent / "shared"
 SIZE = 320  # small scenes keep the suite fast; the builder scales tile sizes with the image size
 
 
-def _load(name: str) -> ModuleType:
-    """Import datasets/<name>.py by path (datasets/ is a folder of scripts, not an installed package)."""
-    spec = importlib.util.spec_from_file_location(f"zhuoji_datasets_{name}", ROOT / "datasets" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """The builder with only the CC0 artwork (what a fresh CI machine has), its cache in a temp folder."""
-    module = _load("synth")
-    old = os.environ.get("ZHUOJI_CACHE")
+    old = os.environ.get("ZHUOJI_CACHE"), artwork.KMJ_DIR, artwork.shared_folder()
     os.environ["ZHUOJI_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    module.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests
-    module.set_shared(SHARED)
-    yield module
-    if old is None:
+    artwork.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests
+    builder.set_shared(SHARED)
+    yield builder
+    cache, artwork.KMJ_DIR, shared = old
+    builder.set_shared(shared)
+    if cache is None:
         os.environ.pop("ZHUOJI_CACHE", None)
     else:
-        os.environ["ZHUOJI_CACHE"] = old
+        os.environ["ZHUOJI_CACHE"] = cache
 
 
 @pytest.fixture(scope="module")
@@ -131,9 +124,10 @@ def test_face_is_not_mirrored(synth: ModuleType, face: str) -> None:
 
 
 def test_builder_never_flips() -> None:
-    source = (ROOT / "datasets" / "synth.py").read_text()
-    for call in ("cv2.flip", "np.flip", "fliplr", "flipud", "::-1"):
-        assert call not in source
+    for module in sorted((ROOT / "datasets" / "synth").glob("*.py")):
+        source = module.read_text()
+        for call in ("cv2.flip", "np.flip", "fliplr", "flipud", "::-1"):
+            assert call not in source, module.name
 
 
 def test_labels_round_trip(synth: ModuleType, scenes: list, tmp_path: Path) -> None:
@@ -169,16 +163,18 @@ def test_build_writes_an_ultralytics_dataset(synth: ModuleType, tmp_path: Path) 
     assert "fluffy" in record["styles"]
 
 
+def test_the_builder_runs_as_a_module() -> None:
+    out = subprocess.run([sys.executable, "-m", "datasets.synth", "--help"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("usage: python -m datasets.synth")
+    assert "--boxes {tile,face}" in out.stdout
+
+
 def test_the_builder_says_which_tile_styles_it_uses(synth: ModuleType, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture) -> None:
-    monkeypatch.setattr(synth, "KMJ_DIR", tmp_path / "no-kmahjongg")  # as on a machine without the packages
-    synth._art_of.cache_clear()  # the artwork is cached per copy of the shared material: load it without KMahjongg
-    try:
-        synth.main(["--out", str(tmp_path / "ds"), "--n", "1", "--size", "96"])
-    finally:  # the next use loads the whole artwork again
-        synth._art_of.cache_clear()
-        synth._scaled_glyph.cache_clear()
+    monkeypatch.setattr(artwork, "KMJ_DIR", tmp_path / "no-kmahjongg")  # as on a machine without the packages
+    synth.main(["--out", str(tmp_path / "ds"), "--n", "1", "--size", "96"])
     err = capsys.readouterr().err
     assert "tile styles: fluffy" in err and "warning: the KMahjongg styles default, traditional" in err
     assert json.loads((tmp_path / "ds" / "build.json").read_text())["styles"] == ["fluffy"]

@@ -34,9 +34,16 @@ def views(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     old = os.environ.get("ZHUOJI_CACHE")
     os.environ["ZHUOJI_CACHE"] = str(tmp_path_factory.mktemp("cache"))
     module = _load("views")
-    module.S.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests (as in test_synth.py)
+    art = module.S.artwork
+    kmj_dir, shared = art.KMJ_DIR, art.shared_folder()
+    art.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests (as in test_synth.py)
     module.S.set_shared(ROOT.parent / "shared")
     yield module
+    # The builder is one module shared with other tests: put it back, without the styles added here.
+    art.KMJ_DIR = kmj_dir
+    module.S.set_shared(shared)
+    art._art_of.cache_clear()
+    art._scaled_glyph.cache_clear()
     if old is None:
         os.environ.pop("ZHUOJI_CACHE", None)
     else:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from scoring.results import Settlement
+
 _MELD_TYPES = {"P": "pong", "K": "kong", "BK": "added_kong", "AK": "concealed_kong"}
 
 
@@ -131,15 +133,15 @@ def example(name: str, **changes: Any) -> dict[str, Any]:
     return state
 
 
-def column(result: dict[str, Any], key: str) -> list[int]:
-    """One per-player field of a settlement result, seats 0..3."""
-    return [p[key] for p in result["players"]]
+def column(result: Settlement, key: str) -> list[int]:
+    """One per-seat field of a settlement result, seats 0..3."""
+    return [getattr(p, key) for p in result.players]
 
 
-def paid(result: dict[str, Any], component: str) -> dict[tuple[int, int], int]:
+def paid(result: Settlement, component: str) -> dict[tuple[int, int], int]:
     """(payer, payee) → fan over one component of the ledger."""
     out: dict[tuple[int, int], int] = {}
-    for t in result["ledger"]:
-        if t["component"] == component:
-            out[t["from"], t["to"]] = out.get((t["from"], t["to"]), 0) + t["fan"]
+    for t in result.ledger:
+        if t.component == component:
+            out[t.payer, t.payee] = out.get((t.payer, t.payee), 0) + t.fan
     return out

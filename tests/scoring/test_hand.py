@@ -7,6 +7,7 @@ import pytest
 from scoring import analyze_hand
 from scoring.hand import best_wait_fan, classify_win, win_allowed_on_discard, win_value
 from scoring.melds import Meld
+from scoring.results import WaitAnalysis, WinAnalysis
 from scoring.rules import get_rules
 from scoring.tiles import parse_tiles
 
@@ -215,44 +216,63 @@ WINNERS = [
                          WINNERS, ids=[w[0] for w in WINNERS])
 def test_rules_examples_winners(ex, concealed, win, melds, self_drawn, ctx, preset, key, w, gate):
     r = analyze_hand(concealed, win, melds, self_drawn, preset, **ctx)
-    assert r["win"] is True
-    assert r["hand_type"]["key"] == key
-    assert r["win_value"] == w
-    assert r["discard_win_allowed"] is gate
-    assert r["allowed"] is (self_drawn or gate)
+    assert isinstance(r, WinAnalysis) and r.win is True
+    assert r.hand_type is not None and r.hand_type.key == key
+    assert r.win_value == w
+    assert r.discard_win_allowed is gate
+    assert r.allowed is (self_drawn or gate)
 
 
 # ------------------------------------------------------------------------------------ analyze_hand
 
 def test_analyze_win_output():
     r = analyze_hand("111222333m555p7p", "7p", self_drawn=True)
-    assert r["hand_type"] == {"key": "daduizi", "name_zh": "大对子", "name_en": "all triplets", "fan": 5}
-    assert r["decompositions"][0] == ["111m", "222m", "333m", "555p", "77p"]
-    assert "大对子 (all triplets): 5 fan" in r["explanation"]
-    assert r["explanation"][-2] == "win value W = 5 fan"
-    assert r["concealed"] == "111222333m5557p" and r["melds"] == []
+    assert isinstance(r, WinAnalysis) and r.hand_type is not None
+    assert (r.hand_type.key, r.hand_type.name_zh, r.hand_type.fan) == ("daduizi", "大对子", 5)
+    assert r.hand_type.decompositions[0] == ("111m", "222m", "333m", "555p", "77p")
+    assert "大对子 (all triplets): 5 fan" in r.explanation
+    assert r.explanation[-2] == "win value W = 5 fan"
+    assert r.concealed == "111222333m5557p" and r.melds == ()
+    # the JSON form (what `zhuoji hand --json` prints)
+    d = r.to_dict()
+    assert d["hand_type"] == {"key": "daduizi", "name_zh": "大对子", "name_en": "all triplets", "fan": 5}
+    assert d["decompositions"][0] == ["111m", "222m", "333m", "555p", "77p"]
+    assert list(d) == ["concealed", "win_tile", "melds", "self_drawn", "rules", "win", "hand_type", "win_value",
+                       "decompositions", "discard_win_allowed", "discard_win_reason", "allowed", "explanation"]
+    assert d["win"] is True and d["allowed"] is True and d["melds"] == []
 
 
 def test_analyze_not_a_win_says_so():
     r = analyze_hand("1234567892256p", "9p", self_drawn=True)
-    assert r["win"] is False and r["hand_type"] is None and r["win_value"] == 0
-    assert "9p does not complete this hand" in r["reason"]
-    assert "the hand waits on 4p, 7p" in r["explanation"]
+    assert isinstance(r, WinAnalysis)
+    assert r.win is False and r.hand_type is None and r.win_value == 0
+    assert r.reason is not None and "9p does not complete this hand" in r.reason
+    assert "the hand waits on 4p, 7p" in r.explanation
+    d = r.to_dict()
+    assert d["win"] is False and d["hand_type"] is None and d["decompositions"] == [] and "allowed" not in d
+    assert d["discard_win_reason"] == "not a win" and d["reason"] == r.reason
 
 
 def test_analyze_waits():
     r = analyze_hand("1122334455667m", rules="gy-normal")
-    assert r["ready"] is True and r["best_fan"] == 17 and r["best_hand_type"] == "qingqidui"
-    assert [(w["tile"], w["hand_type"], w["fan"], w["self_drawn_value"]) for w in r["waits"]] == [
+    assert isinstance(r, WaitAnalysis) and r.best is not None
+    assert r.ready is True and r.best.hand_type.fan == 17 and r.best.hand_type.key == "qingqidui"
+    assert [(w.tile, w.hand_type.key, w.hand_type.fan, w.self_drawn_value) for w in r.waits] == [
         ("1m", "qingyise", 10, 10), ("4m", "qingyise", 10, 10), ("7m", "qingqidui", 17, 17)]
+    d = r.to_dict()
+    assert d["best_fan"] == 17 and d["best_hand_type"] == "qingqidui" and d["ready"] is True
+    assert d["waits"][2] == {"tile": "7m", "hand_type": "qingqidui", "name_zh": "清七对", "fan": 17,
+                             "self_drawn_value": 17, "discard_win_allowed": True}
     r = analyze_hand("789m2345p123456s", melds=[])
-    assert [(w["tile"], w["hand_type"], w["self_drawn_value"], w["discard_win_allowed"]) for w in r["waits"]] == [
+    assert [(w.tile, w.hand_type.key, w.self_drawn_value, w.discard_win_allowed) for w in r.waits] == [
         ("2p", "pinghu", 2, False), ("5p", "pinghu", 2, False)]
     r = analyze_hand("789m2345p123456s", hot_discard=True)
-    assert all(w["discard_win_allowed"] for w in r["waits"])
+    assert all(w.discard_win_allowed for w in r.waits)
     r = analyze_hand("123m456p789s1357s")
-    assert r["ready"] is False and r["waits"] == [] and r["best_fan"] == 0
-    assert r["explanation"][-1].startswith("not 叫牌")
+    assert isinstance(r, WaitAnalysis)
+    assert r.ready is False and r.waits == () and r.best is None
+    assert r.to_dict()["best_fan"] == 0 and r.to_dict()["best_hand_type"] is None
+    assert r.explanation[-1].startswith("not 叫牌")
 
 
 @pytest.mark.parametrize(("kwargs", "fragment"), [

@@ -48,9 +48,9 @@ DADIAOCHE = table([seat("1357m2468p1379s5p"),
 
 def test_dadiaoche_off_is_daduizi_on_pays_its_value():
     off = settle(DADIAOCHE)
-    assert off["players"][1]["win"]["type"] == "daduizi" and column(off, "hand") == [-5, 15, -5, -5]
+    assert off.players[1].win.hand_type.key == "daduizi" and column(off, "hand") == [-5, 15, -5, -5]
     on = settle(with_rules(DADIAOCHE, dadiaoche=17))
-    assert on["players"][1]["win"]["name"] == "大吊车" and column(on, "hand") == [-17, 51, -17, -17]
+    assert on.players[1].win.hand_type.name_zh == "大吊车" and column(on, "hand") == [-17, 51, -17, -17]
     ten = settle(with_rules(DADIAOCHE, dadiaoche=10))
     assert column(ten, "hand") == [-10, 30, -10, -10]
 
@@ -58,13 +58,13 @@ def test_dadiaoche_off_is_daduizi_on_pays_its_value():
 def test_dadiaoche_takes_the_higher_row_and_needs_four_melds():
     pongs = [{"type": "pong", "tile": t, "from": 2} for t in ("2p", "4p", "6p", "9p")]
     # 清: 清大对 15 against 大吊车 17 → 17 (P1: no 清大吊车 row); against 10 → 清大对 15 stays
-    assert analyze_hand("5p", "5p", pongs, True, {"dadiaoche": 17})["hand_type"]["key"] == "dadiaoche"
-    assert analyze_hand("5p", "5p", pongs, True, {"dadiaoche": 10})["hand_type"]["fan"] == 15
-    assert analyze_hand("5p", "5p", pongs, True)["hand_type"]["key"] == "qingdadui"
+    assert analyze_hand("5p", "5p", pongs, True, {"dadiaoche": 17}).hand_type.key == "dadiaoche"
+    assert analyze_hand("5p", "5p", pongs, True, {"dadiaoche": 10}).hand_type.fan == 15
+    assert analyze_hand("5p", "5p", pongs, True).hand_type.key == "qingdadui"
     three = analyze_hand("555p5m", "5m", pongs[:3], True, {"dadiaoche": 17})  # three melds: no 大吊车
-    assert three["hand_type"]["key"] == "daduizi"
+    assert three.hand_type.key == "daduizi"
     waiting = analyze_hand("5p", None, pongs, rules={"dadiaoche": 17})
-    assert waiting["best_hand_type"] == "dadiaoche" and waiting["best_fan"] == 17
+    assert waiting.best is not None and (waiting.best.hand_type.key, waiting.best.hand_type.fan) == ("dadiaoche", 17)
 
 
 # ------------------------------------------------------------------------------------------ 天胡 / 地胡
@@ -73,22 +73,22 @@ def test_dadiaoche_takes_the_higher_row_and_needs_four_melds():
 def test_dihu_off_and_on():
     # RULES.md E1: P1 (not the dealer) wins 自摸 平胡, W 2; as his first draw it is 地胡.
     state = example("E1", outcome=zimo(1, "5p", first_draw=True))
-    assert settle(state)["ledger"] == settle(EXAMPLES["E1"])["ledger"]
-    assert any("地胡" in line and "not played" in line for line in settle(state)["explanation"])
+    assert settle(state).ledger == settle(EXAMPLES["E1"]).ledger
+    assert any("地胡" in line and "not played" in line for line in settle(state).explanation)
     on = settle(with_rules(state, dihu=23))
-    assert on["players"][1]["win"]["value"] == 24  # max(1, 23) + 平胡自摸 1 (pinghu_only)
+    assert on.players[1].win.value == 24  # max(1, 23) + 平胡自摸 1 (pinghu_only)
     assert column(on, "hand") == [-24, 72, -24, -24]
     add = settle(with_rules(state, dihu=20, tiandi_mode="add"))
-    assert add["players"][1]["win"]["value"] == 22  # 1 + 20 + 1
+    assert add.players[1].win.value == 22  # 1 + 20 + 1
 
 
 def test_tianhu_is_the_dealers_first_draw_with_nothing_discarded():
     state = example("E1", dealer=1, first_1s=None, outcome=zimo(1, "5p", first_draw=True))
     state["players"][2]["river"] = ""
     on = settle(with_rules(state, tianhu=33, dihu=23))
-    assert on["players"][1]["win"]["value"] == 34  # 天胡 33 + 自摸 1 (P1's 天胡 34)
+    assert on.players[1].win.value == 34  # 天胡 33 + 自摸 1 (P1's 天胡 34)
     assert column(on, "hand") == [-34, 102, -34, -34]
-    assert settle(state)["players"][1]["win"]["value"] == 2  # off
+    assert settle(state).players[1].win.value == 2  # off
 
 
 @pytest.mark.parametrize("change, fragment", [
@@ -151,7 +151,7 @@ def test_bao_ji_shared_by_every_player_not_ting():
     assert paid(settle(with_rules(state, bao_ji_shared=True)), "chicken") == {
         (1, 0): 1, (2, 0): 2, (3, 0): 2, (0, 1): 1, (2, 1): 2, (3, 1): 2}
     # the 冲锋鸡 stays its discarder's own debt: E1 (P2's 1s is the 冲锋鸡) is unchanged
-    assert settle(with_rules(EXAMPLES["E1"], bao_ji_shared=True))["ledger"] == settle(EXAMPLES["E1"])["ledger"]
+    assert settle(with_rules(EXAMPLES["E1"], bao_ji_shared=True)).ledger == settle(EXAMPLES["E1"]).ledger
 
 
 # ------------------------------------------------------------------------------ 冲锋鸡 moving with a claim
@@ -188,7 +188,7 @@ def test_zeren_scope_all_charges_every_claimed_1s():
     assert (3, 0) in first and every[(3, 0)] == first[(3, 0)] + 1
     assert {k: v for k, v in every.items() if k != (3, 0)} == {k: v for k, v in first.items() if k != (3, 0)}
     # the claimed first 1s is charged once, not again through its meld
-    assert settle(with_rules(EXAMPLES["E2"], zeren_scope="all"))["ledger"] == settle(EXAMPLES["E2"])["ledger"]
+    assert settle(with_rules(EXAMPLES["E2"], zeren_scope="all")).ledger == settle(EXAMPLES["E2"]).ledger
 
 
 # ------------------------------------------------------------------------ every surface takes the keys

@@ -53,10 +53,10 @@ def test_totals(results, name):
 
 @pytest.mark.parametrize("name", TOTALS)
 def test_ready_and_waits_match_section_11_1(results, name):
-    players = results[name]["players"]
+    players = results[name].players
     for seat, waits in WAITS[name].items():
-        assert players[seat]["waits"] == waits
-        assert players[seat]["ting"] == bool(waits)
+        assert list(players[seat].waits) == waits
+        assert players[seat].ting == bool(waits)
 
 
 def test_e1_components(results):
@@ -66,7 +66,7 @@ def test_e1_components(results):
     chickens = paid(r, "chicken")
     assert chickens[2, 0] == 1 + 2 and chickens[2, 1] == 1 + 2  # V0, V1 and 包鸡 of the 冲锋鸡
     assert chickens[3, 0] == 1 and chickens[3, 1] == 1  # P3's 1s×2 in hand are ignored (not 叫牌)
-    assert r["next_dealer"] == 1 and r["next_streak"] == 1
+    assert r.next_dealer == 1 and r.next_streak == 1
 
 
 def test_e2_components(results):
@@ -74,7 +74,7 @@ def test_e2_components(results):
     assert paid(r, "hand") == {(3, 2): 5}
     chickens = paid(r, "chicken")
     assert chickens == {(1, 0): 3, (2, 0): 3, (3, 0): 3 + 1}  # V0=3 (pong of 1s) and 责任鸡 +1
-    assert [e for e in r["ledger"] if "责任鸡" in e["reason"]][0]["fan"] == 1
+    assert [e for e in r.ledger if "责任鸡" in e.reason][0].fan == 1
 
 
 def test_e3_components(results):
@@ -83,14 +83,14 @@ def test_e3_components(results):
     assert column(r, "dou") == [9, 0, -6, -3]  # 闷豆 3 each; 点豆 P2→P1 3; P3's 转弯豆 void
     assert paid(r, "dou")[2, 1] == 3
     assert column(r, "chicken") == [3, -1, -1, -1]
-    assert r["players"][0]["win"]["value"] == 3
+    assert r.players[0].win.value == 3
 
 
 def test_e4_components(results):
     r = results["E4"]
     assert paid(r, "hand") == {(1, 2): 2}  # 热炮: W 1 + 1
     assert column(r, "dou") == [0, 0, 0, 0]  # P1's 转弯豆 burned
-    assert [p["burned"] for p in r["players"]] == [False, True, False, False]
+    assert [p.burned for p in r.players] == [False, True, False, False]
     chickens = paid(r, "chicken")
     assert chickens[3, 0] == 1 + 2 and chickens[3, 2] == 2 and (3, 1) not in chickens  # 包鸡 not to burned P1
     assert column(r, "chicken") == [5, -1, 1, -5]
@@ -100,7 +100,7 @@ def test_e5_components(results):
     r = results["E5"]
     assert paid(r, "hand") == {(3, 0): 6}  # 抢杠: counts as 自摸, W=2, robbed pays 3×W
     assert column(r, "chicken") == [1, 5, -3, -3]  # V0=1 (the robbed 6s is the 翻鸡), V1=2
-    assert r["players"][0]["win"]["value"] == 2
+    assert r.players[0].win.value == 2
 
 
 def test_e6_components(results):
@@ -109,12 +109,12 @@ def test_e6_components(results):
     chickens = paid(r, "chicken")
     assert chickens[1, 2] == 8  # V2 = 2×2 (金鸡) + 4 (金冲锋鸡)
     assert chickens[3, 0] == 2 and chickens[3, 2] == 8 + 2  # 包鸡 of a 1s under 金鸡 is 2 (§12.1.1)
-    assert r["players"][2]["win"]["type"] == "longqidui"
+    assert r.players[2].win.hand_type.key == "longqidui"
 
 
 def test_e7_components(results):
     r = results["E7"]
-    assert r["rules"]["preset"] == "gy-reduced"
+    assert r.rules.preset == "gy-reduced"
     assert column(r, "hand") == [-8, 24, -8, -8]  # 清大对 8 (reduced)
     assert paid(r, "chicken") == {(3, 0): 3, (3, 1): 3}  # 冲锋鸡 2 + another 1s 1, no 翻鸡
 
@@ -134,19 +134,19 @@ def test_e9_components_and_next_dealer(results):
     chickens = paid(r, "chicken")
     assert chickens[0, 1] == 3 + 2 and chickens[0, 2] == 2 and chickens[0, 3] == 2  # V1 once + 包鸡 to each
     assert chickens[2, 1] == 3 and chickens[3, 1] == 3
-    assert r["next_dealer"] == 1 and r["next_streak"] == 1
+    assert r.next_dealer == 1 and r.next_streak == 1
 
 
 def test_e10_components(results):
     r = results["E10"]
     assert paid(r, "hand") == {(1, 0): 10, (1, 2): 1, (3, 0): 10, (3, 2): 1}
     assert column(r, "dou") == column(r, "chicken") == [0, 0, 0, 0]
-    assert r["next_dealer"] == 0 and r["next_streak"] == 2
+    assert r.next_dealer == 0 and r.next_streak == 2
 
 
 def test_e11_components(results):
     r = results["E11"]
-    assert r["players"][1]["win"]["type"] == "shuanglong" and r["players"][1]["win"]["fan"] == 20
+    assert r.players[1].win.hand_type.key == "shuanglong" and r.players[1].win.hand_type.fan == 20
     assert paid(r, "hand") == {(0, 1): 21, (2, 1): 20, (3, 1): 20}  # dealer pays 20 + k=1
     assert paid(r, "dou") == {(0, 3): 1}  # LPS 点豆 1
     chickens = paid(r, "chicken")
@@ -155,7 +155,7 @@ def test_e11_components(results):
 
 def test_e11_under_gy_normal():
     r = settle(example("E11", rules="gy-normal"))
-    assert r["players"][1]["win"]["type"] == "longqidui"
+    assert r.players[1].win.hand_type.key == "longqidui"
     assert paid(r, "hand") == {(0, 1): 10, (2, 1): 10, (3, 1): 10}  # 龙七对 10, no k
     assert paid(r, "dou") == {(0, 3): 3}  # 点豆 3
     assert sum(column(r, "total")) == 0
@@ -165,15 +165,15 @@ def test_e12_components(results):
     r = results["E12"]
     assert paid(r, "hand") == {(2, 0): 9}  # 3 × (W 1 + k 2)
     assert column(r, "dou") == [0, 0, 0, 0]  # P2's 闷豆 burned (燒光)
-    assert r["players"][2]["burned"] and r["players"][2]["ting"]
+    assert r.players[2].burned and r.players[2].ting
     assert column(r, "chicken") == [12, -4, -4, -4]  # V0 = 3 (1s) + 1 (7m); P2's 1s void
-    assert r["next_dealer"] == 0 and r["next_streak"] == 3
+    assert r.next_dealer == 0 and r.next_streak == 3
 
 
 def test_e12_under_gy_normal():
     r = settle(example("E12", rules="gy-normal", streak=1))
     assert paid(r, "hand") == {(2, 0): 6}  # 3 × W 2, no k
-    assert not r["players"][2]["burned"]
+    assert not r.players[2].burned
     assert column(r, "dou")[2] == 9  # his 闷豆 scores: he is 叫牌
     assert sum(column(r, "total")) == 0
 

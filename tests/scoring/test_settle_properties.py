@@ -239,24 +239,24 @@ def test_random_tables_settle_to_zero_sum(rng: random.Random):
     assume(state is not None)
     result = settle(state)
 
-    ledger = result["ledger"]
-    assert all(t["fan"] > 0 and t["from"] != t["to"] for t in ledger)
+    ledger = result.ledger
+    assert all(t.fan > 0 and t.payer != t.payee for t in ledger)
     for key in ("hand", "dou", "chicken", "total"):
-        assert sum(p[key] for p in result["players"]) == 0
-    for seat, player in enumerate(result["players"]):
+        assert sum(getattr(p, key) for p in result.players) == 0
+    for seat, player in enumerate(result.players):
         for key in ("hand", "dou", "chicken"):
-            received = sum(t["fan"] for t in ledger if t["to"] == seat and t["component"] == key)
-            paid = sum(t["fan"] for t in ledger if t["from"] == seat and t["component"] == key)
-            assert player[key] == received - paid
-        assert player["total"] == player["hand"] + player["dou"] + player["chicken"]
-        assert player["total"] == sum(result["matrix"][j][seat] - result["matrix"][seat][j] for j in range(4))
-    assert sum(map(sum, result["matrix"])) == sum(t["fan"] for t in ledger)
+            received = sum(t.fan for t in ledger if t.payee == seat and t.component == key)
+            paid = sum(t.fan for t in ledger if t.payer == seat and t.component == key)
+            assert getattr(player, key) == received - paid
+        assert player.total == player.hand + player.dou + player.chicken
+        assert player.total == sum(result.matrix[j][seat] - result.matrix[seat][j] for j in range(4))
+    assert sum(map(sum, result.matrix)) == sum(t.fan for t in ledger)
     outcome = state["outcome"]
     if outcome["type"] == "win":
-        assert all(result["players"][w]["ting"] for w in outcome["winners"])
+        assert all(result.players[w].ting for w in outcome["winners"])
     else:
-        assert all(t["component"] == "hand" for t in ledger)  # no 豆/鸡 without a win
-    assert 0 <= result["next_dealer"] < 4 and result["next_streak"] >= 1
+        assert all(t.component == "hand" for t in ledger)  # no 豆/鸡 without a win
+    assert 0 <= result.next_dealer < 4 and result.next_streak >= 1
 
 
 JSON_VALUES = st.recursive(
@@ -291,4 +291,4 @@ def test_mutated_tables_give_a_result_or_a_value_error(name, rng, value, delete)
         result = settle(state)
     except ValueError:
         return
-    assert sum(p["total"] for p in result["players"]) == 0
+    assert sum(p.total for p in result.players) == 0

@@ -20,7 +20,7 @@ def with_rules(name: str, **overrides: Any) -> dict[str, Any]:
 
 
 def reasons(result: dict[str, Any], word: str) -> list[dict[str, Any]]:
-    return [t for t in result["ledger"] if word in t["reason"]]
+    return [t for t in result.ledger if word in t.reason]
 
 
 # ---- 豆 (kongs) -------------------------------------------------------------------------------------------
@@ -36,7 +36,7 @@ def test_dou_not_ting_reverse_makes_the_owner_pay_the_ready_players():
     r = settle(with_rules("E3", dou_not_ting="reverse"))
     reversed_ = reasons(r, "reversed")
     # P3's 转弯豆 (not 叫牌): P3 pays the 叫牌 P0 and P1, not the non-叫牌 P2.
-    assert {(t["from"], t["to"], t["fan"]) for t in reversed_} == {(3, 0, 3), (3, 1, 3)}
+    assert {(t.payer, t.payee, t.fan) for t in reversed_} == {(3, 0, 3), (3, 1, 3)}
     assert column(r, "dou") == [a + b for a, b in zip(column(default, "dou"), [3, 3, 0, -6], strict=True)]
 
 
@@ -45,11 +45,11 @@ def test_late_kong_scores_zero_only_without_hanbao_dou():
     state["players"][0]["melds"][0]["late"] = True
     r = settle(state)
     assert paid(r, "dou") == {(2, 1): 1}  # the late 闷豆 is 憨包豆; 点豆 still scores
-    assert any("憨包豆" in line for line in r["explanation"])
+    assert any("憨包豆" in line for line in r.explanation)
     state["rules"] = {"preset": "liupanshui", "hanbao_dou_scores": True}
-    assert settle(state)["players"][0]["dou"] == 6
+    assert settle(state).players[0].dou == 6
     state["rules"] = "gy-normal"
-    assert settle(state)["players"][0]["dou"] == 9
+    assert settle(state).players[0].dou == 9
 
 
 # ---- 鸡 (chickens) ----------------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ def test_first_1s_won_on_is_a_plain_chicken():
 
 def test_repao_switches():
     r = settle(with_rules("E4", repao_burn=False))
-    assert not r["players"][1]["burned"]
+    assert not r.players[1].burned
     assert paid(r, "dou") == {(0, 1): 3, (2, 1): 3, (3, 1): 3}  # P1's 转弯豆 scores again
     assert paid(r, "chicken")[3, 1] == 1 + 2  # V1 and 包鸡 now reach P1
     assert paid(settle(with_rules("E4", repao_extra=0)), "hand") == {(1, 2): 1}
@@ -129,9 +129,9 @@ def test_repao_switches():
 
 def test_qianggang_burn_switch():
     gy = settle(with_rules("E12", qianggang_burn=True))
-    assert gy["players"][2]["burned"] and column(gy, "dou") == [0, 0, 0, 0]
+    assert gy.players[2].burned and column(gy, "dou") == [0, 0, 0, 0]
     lps = settle(with_rules("E12", qianggang_burn=False))
-    assert not lps["players"][2]["burned"] and lps["players"][2]["dou"] == 6  # LPS 闷豆 2 each
+    assert not lps.players[2].burned and lps.players[2].dou == 6  # LPS 闷豆 2 each
 
 
 def bao_ting_winner(rules: Any) -> dict[str, Any]:
@@ -151,8 +151,8 @@ def bao_ting_winner(rules: Any) -> dict[str, Any]:
 ])
 def test_bao_ting_winner(rules, value):
     r = settle(bao_ting_winner(rules))
-    assert r["players"][3]["win"]["value"] == value
-    assert r["players"][3]["hand"] == 3 * value + (1 if rules == "liupanshui" else 0)  # LPS: the dealer's k
+    assert r.players[3].win.value == value
+    assert r.players[3].hand == 3 * value + (1 if rules == "liupanshui" else 0)  # LPS: the dealer's k
 
 
 @pytest.mark.parametrize(("name", "overrides", "winner", "value"), [
@@ -162,8 +162,8 @@ def test_bao_ting_winner(rules, value):
 ])
 def test_hand_switches_reach_the_payments(name, overrides, winner, value):
     r = settle(with_rules(name, **overrides))
-    assert r["players"][winner]["win"]["value"] == value
-    assert r["players"][winner]["hand"] == 3 * value
+    assert r.players[winner].win.value == value
+    assert r.players[winner].hand == 3 * value
 
 
 def test_yipao_reverse():
@@ -200,29 +200,29 @@ def test_draw_check_with_dealer_streak_in_liupanshui():
 def test_dead_wait_switch():
     state = example("E4")
     state["players"][1]["river"] = "11m"  # with P2's 1m and P0's own, all four 1m are on the table
-    assert settle(state)["players"][0]["ting"]
+    assert settle(state).players[0].ting
     state["rules"] = {"preset": "gy-normal", "dead_wait_counts": False}
     r = settle(state)
-    assert not r["players"][0]["ting"]
-    assert any("Dead waits of P0" in line for line in r["explanation"])
+    assert not r.players[0].ting
+    assert any("Dead waits of P0" in line for line in r.explanation)
 
 
 def test_base_multiplies_every_amount_and_state_base_wins():
     one = settle(example("E1"))
     two = settle(example("E1") | {"base": 2})
     assert column(two, "total") == [2 * t for t in column(one, "total")]
-    assert [t["fan"] for t in two["ledger"]] == [2 * t["fan"] for t in one["ledger"]]
+    assert [t.fan for t in two.ledger] == [2 * t.fan for t in one.ledger]
     three = settle(example("E1", rules={"preset": "gy-normal", "base": 3}))
     assert column(three, "total") == [3 * t for t in column(one, "total")]
-    assert settle(example("E1", rules={"preset": "gy-normal", "base": 3}) | {"base": 2})["rules"]["base"] == 2
+    assert settle(example("E1", rules={"preset": "gy-normal", "base": 3}) | {"base": 2}).rules.base == 2
 
 
 def test_rules_in_state_win_over_argument():
-    assert settle(example("E7"), "liupanshui")["rules"]["preset"] == "gy-reduced"
+    assert settle(example("E7"), "liupanshui").rules.preset == "gy-reduced"
     state = example("E7")
     del state["rules"]
-    assert settle(state, "liupanshui")["rules"]["preset"] == "liupanshui"
-    assert settle(state)["rules"]["preset"] == "gy-normal"
+    assert settle(state, "liupanshui").rules.preset == "liupanshui"
+    assert settle(state).rules.preset == "gy-normal"
 
 
 # ---- penalties ------------------------------------------------------------------------------------------
@@ -236,7 +236,7 @@ def test_pass_lock_penalty_pays_w_to_each_other_player():
     r = settle(penalty({"type": "pass_lock_penalty", "player": 1, "win_tile": "2m"}))
     assert paid(r, "hand") == {(1, 0): 1, (1, 2): 1, (1, 3): 1}
     assert column(r, "dou") == column(r, "chicken") == [0, 0, 0, 0]
-    assert (r["next_dealer"], r["next_streak"]) == (0, 5)
+    assert (r.next_dealer, r.next_streak) == (0, 5)
 
 
 def test_pass_lock_forbid_refuses_the_win():
@@ -254,7 +254,7 @@ def test_pass_lock_penalty_needs_a_real_win():
 def test_false_win_pays_q_to_each(rules, q):
     r = settle(penalty({"type": "false_win", "player": 2}, rules))
     assert column(r, "total") == [q, q, -3 * q, q]
-    assert (r["next_dealer"], r["next_streak"]) == (0, 5)
+    assert (r.next_dealer, r.next_streak) == (0, 5)
 
 
 # ---- next dealer ----------------------------------------------------------------------------------------
@@ -272,19 +272,19 @@ def three_winners(rules: Any = "gy-normal", dealer: int = 0) -> dict[str, Any]:
 def test_three_winners_discarder_deals_in_guiyang():
     r = settle(three_winners(dealer=2))
     assert paid(r, "hand") == {(0, 1): 11, (0, 2): 11, (0, 3): 11}  # W 1 + 杀报 10 to each winner
-    assert (r["next_dealer"], r["next_streak"]) == (0, 1)
-    assert (settle(three_winners())["next_dealer"], settle(three_winners())["next_streak"]) == (0, 2)
+    assert (r.next_dealer, r.next_streak) == (0, 1)
+    assert (settle(three_winners()).next_dealer, settle(three_winners()).next_streak) == (0, 2)
 
 
 def test_multiple_winners_in_liupanshui_first_from_discarders_next_seat():
-    assert settle(three_winners("liupanshui", dealer=2))["next_dealer"] == 1
-    assert settle(example("E9", rules="liupanshui", dealer=2))["next_dealer"] == 1
+    assert settle(three_winners("liupanshui", dealer=2)).next_dealer == 1
+    assert settle(example("E9", rules="liupanshui", dealer=2)).next_dealer == 1
 
 
 def test_two_winners_first_from_the_dealer():
-    assert settle(example("E9", dealer=2))["next_dealer"] == 3
-    assert settle(example("E9", dealer=1))["next_dealer"] == 1
-    assert settle(with_rules("E9", yipao_dealer="lps") | {"dealer": 2})["next_dealer"] == 1
+    assert settle(example("E9", dealer=2)).next_dealer == 3
+    assert settle(example("E9", dealer=1)).next_dealer == 1
+    assert settle(with_rules("E9", yipao_dealer="lps") | {"dealer": 2}).next_dealer == 1
 
 
 def draw_three_ready(dealer: int, huang_dealer: str) -> dict[str, Any]:
@@ -301,14 +301,14 @@ def draw_three_ready(dealer: int, huang_dealer: str) -> dict[str, Any]:
 ])
 def test_draw_next_dealer(dealer, mode, expected):
     r = settle(draw_three_ready(dealer, mode))
-    assert [p["ting"] for p in r["players"]] == [True, False, True, True]
-    assert r["next_dealer"] == expected
-    assert r["next_streak"] == (2 if expected == dealer else 1)
+    assert [p.ting for p in r.players] == [True, False, True, True]
+    assert r.next_dealer == expected
+    assert r.next_streak == (2 if expected == dealer else 1)
 
 
 def test_draw_with_two_ready_under_qq_follows_s2():
-    assert settle(example("E10", dealer=1, rules={"preset": "gy-normal", "huang_dealer": "qq"}))["next_dealer"] == 2
-    assert settle(example("E10", dealer=3))["next_dealer"] == 0
+    assert settle(example("E10", dealer=1, rules={"preset": "gy-normal", "huang_dealer": "qq"})).next_dealer == 2
+    assert settle(example("E10", dealer=3)).next_dealer == 0
 
 
 def test_draw_nobody_or_everybody_ready_dealer_stays_and_nobody_pays():
@@ -316,8 +316,8 @@ def test_draw_nobody_or_everybody_ready_dealer_stays_and_nobody_pays():
     state["players"][0]["concealed"] = "12345678922p59p"
     state["players"][2]["concealed"] = "234m567s888p33m69m"
     r = settle(state)
-    assert not any(p["ting"] for p in r["players"])
-    assert r["ledger"] == [] and r["next_dealer"] == 1
+    assert not any(p.ting for p in r.players)
+    assert r.ledger == () and r.next_dealer == 1
 
 
 # ---- validation -----------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ def test_resuming_from_a_carry_equals_a_full_replay():
     book = book_of([win_round(1), draw_round(), win_round(3), win_round(3), win_round(0)])
     full = replay(book)
     third = full.rounds[2]
-    carry = Carry(third.settlement["next_dealer"], third.settlement["next_streak"], third.totals_after)
+    carry = Carry(third.settlement.next_dealer, third.settlement.next_streak, third.totals_after)
     tail = replay(book, start=4, carry=carry)
     assert tail.rounds == full.rounds[3:] and tail.totals == full.totals
     with pytest.raises(ValueError, match="carry"):
@@ -94,7 +94,7 @@ def test_every_preset_is_zero_sum_and_uses_its_rules(preset):
     assert standing.rounds[0].dealer == 2
     assert sum(standing.totals) == 0
     for r in standing.rounds:
-        assert r.settlement["rules"]["preset"] == preset and sum(r.deltas) == 0
+        assert r.settlement.rules.preset == preset and sum(r.deltas) == 0
     # House overrides ride along: 底分 3 triples every payment.
     tripled = replay(book_of(rounds, rules={"preset": preset, "base": 3}, dealer=2))
     assert list(tripled.totals) == [3 * t for t in standing.totals]

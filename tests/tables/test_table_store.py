@@ -47,7 +47,7 @@ def test_a_table_keeps_its_rounds_and_totals(store):
     assert [r.round for r in stored] == entered  # the input as entered, exactly
     for row, played in zip(stored, expected.rounds, strict=True):
         assert (row.dealer, row.streak, row.totals_after) == (played.dealer, played.streak, list(played.totals_after))
-        assert row.settlement == played.settlement and row.state == played.state
+        assert row.settlement == played.settlement.to_dict() and row.state == played.state
         assert row.engine_version and row.created_at.endswith("Z")
 
 

@@ -4,20 +4,19 @@ model tells face-down tiles from flat things of their colour, the crop builder l
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import cv2
 import numpy as np
 import pytest
 
 from api.cli import main as cli_main
+from datasets import synth
 from datasets.back_crops import label_backs, scene_images
 from datasets.back_crops import main as back_crops_main
 from datasets.crops import read_boxes
+from datasets.synth import artwork
 from vision.back_check import DEFAULT_BACK_CHECK, BackCheck
 from vision.classes import BACK, CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER
@@ -82,26 +81,19 @@ def test_the_detector_drops_a_back_the_check_sinks_below_its_threshold(monkeypat
     assert len(detector(img, conf=0.25, closer=False)) == len(plain)  # closer=False: no second looks at all
 
 
-def _load_synth() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("zhuoji_datasets_synth_backs", ROOT / "datasets" / "synth.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    module.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests
-    module.set_shared(ROOT.parent / "shared")
-    return module
-
-
 @pytest.fixture(scope="module")
 def scene_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Twelve synthetic scenes of seed 41 (none trained on) in a builder's folder layout."""
-    old = os.environ.get("ZHUOJI_CACHE")
+    old, kmj_dir, shared = os.environ.get("ZHUOJI_CACHE"), artwork.KMJ_DIR, synth.shared_folder()
     os.environ["ZHUOJI_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    artwork.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests
+    synth.set_shared(ROOT.parent / "shared")
     try:
         out = tmp_path_factory.mktemp("scenes")
-        _load_synth().build(out, n=12, seed=41, size=640, val_frac=0.0, progress=False)
+        synth.build(out, n=12, seed=41, size=640, val_frac=0.0, progress=False)
     finally:
+        artwork.KMJ_DIR = kmj_dir
+        synth.set_shared(shared)
         if old is None:
             os.environ.pop("ZHUOJI_CACHE", None)
         else:

@@ -13,7 +13,7 @@ from scoring.tiles import to_mpsz
 from vision.classes import BACK, CLASS_NAMES
 from vision.detections import Detections
 from vision.layout import layout
-from vision.reading import TRAINED_OTHER_P, read
+from vision.reading import TRAINED_OTHER_P, ReadMeld, read
 from vision.training.layout_synth import generate, reading_mismatches
 
 W, H, GAP, APART = 30.0, 40.0, 1.0, 25.0  # tile box size, gap inside a group, gap between groups (px)
@@ -61,14 +61,14 @@ def test_meld_tiles_read_alike_using_the_second_choice() -> None:
     concealed = names("1m 2m 3m 4p 5p 6p 7s 8s 9s 2p 2p")
     dets = laid([concealed, ["5m", "5m", "5m"]], alts={13: [("6m", 0.55), ("5m", 0.40), ("4m", 0.05)]})
     reading = read(dets, layout(dets))
-    assert reading.melds == [{"type": "pong", "tile": "5m"}]
+    assert reading.melds == [ReadMeld("pong", "5m")]
     (change,) = reading.changes
     assert (change.box, change.old, change.new) == (13, "6m", "5m")
     assert change.p_old == pytest.approx(0.55) and change.p_new == pytest.approx(0.40)
     assert "meld" in change.reason
     unconstrained = read(dets, layout(dets), use_constraints=False)
-    assert unconstrained.changes == [] and unconstrained.melds == [{"type": "pong", "tile": "5m"}]
-    assert parse_meld(reading.melds[0]).tile == "5m"
+    assert unconstrained.changes == [] and unconstrained.melds == [ReadMeld("pong", "5m")]
+    assert parse_meld(reading.melds[0].to_json()).tile == "5m"
 
 
 def test_five_copies_are_corrected_by_an_alternative() -> None:
@@ -176,11 +176,11 @@ def test_face_down_concealed_kong_is_a_meld_with_unknown_tile() -> None:
     hand = names("1m 2m 3m 4p 5p 6p 7s 8s 9s 2p")
     dets = laid([hand, ["back"] * 4])
     reading = read(dets, layout(dets))
-    assert reading.melds == [{"type": "concealed_kong", "tile": None}]
+    assert reading.melds == [ReadMeld("concealed_kong", None)]
     assert any("face down" in d.reason for d in reading.doubtful)
     assert reading.ok  # a retake cannot show a face-down tile
     revealed = laid([hand, ["back", "6s", "6s", "back"]])
-    assert read(revealed, layout(revealed)).melds == [{"type": "concealed_kong", "tile": "6s"}]
+    assert read(revealed, layout(revealed)).melds == [ReadMeld("concealed_kong", "6s")]
     assert int(revealed.class_id[10]) == BACK
 
 
@@ -253,7 +253,7 @@ def test_reading_is_plain_json() -> None:
     reading = read(scene.dets, layout(scene.dets))
     data = reading.to_json()
     assert json.loads(json.dumps(data, ensure_ascii=False)) == data
-    for m in reading.melds:
+    for m in data["melds"]:
         if m["tile"]:
             parse_meld(m)
 

@@ -616,7 +616,7 @@ def reading_mismatches(truth: Truth, reading: Any) -> list[str]:
     if reading.concealed != to_mpsz(truth.concealed_tiles):
         tags.append("concealed")
     want = sorted((m.type, m.shown or "") for m in truth.melds)
-    got = sorted((m["type"], m["tile"] or "") for m in reading.melds)
+    got = sorted((m.type, m.tile or "") for m in reading.melds)
     if want != got:
         tags.append("melds")
     return tags
