@@ -69,7 +69,7 @@ def test_a_turned_tile_stays_in_its_meld_whichever_way_the_hand_runs(angle: floa
     assert sorted(t.box for t in lay.concealed) == list(range(11))
     reading = read(_dets(tiles, angle), lay)
     assert reading.concealed == "123m22456p789s"
-    assert [(m["type"], m["tile"]) for m in reading.melds] == [("pong", "5s")]
+    assert [(m.type, m.tile) for m in reading.melds] == [("pong", "5s")]
 
 
 @pytest.mark.parametrize("place", ["above", "below"])
@@ -99,7 +99,7 @@ def test_a_concealed_kong_with_backs_of_an_unfamiliar_colour(down: list[int]) ->
     assert meld.tile == (None if len(down) == 4 else "7p")
     assert [t.tile for t in meld.tiles] == ["back" if k in down else "7p" for k in range(4)]
     reading = read(dets, lay)
-    assert [(m["type"], m["tile"]) for m in reading.melds] == [("concealed_kong", None if len(down) == 4 else "7p")]
+    assert [(m.type, m.tile) for m in reading.melds] == [("concealed_kong", None if len(down) == 4 else "7p")]
 
 
 def test_one_back_and_three_faces_is_a_pong_beside_a_kong_not_a_kong() -> None:
