@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.datasets.support import load_dataset_script
 from vision.classes import BACK, CLASS_NAMES, OTHER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,19 +18,11 @@ SAMPLES = ROOT / "datasets" / "samples"
 SAMPLE_LABELS = ROOT / "datasets" / "sample_labels"
 
 
-def _load(name: str) -> ModuleType:
-    """Import datasets/<name>.py by path (datasets/ is a folder of scripts, not an installed package)."""
-    spec = importlib.util.spec_from_file_location(f"zhuoji_datasets_{name}", ROOT / "datasets" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def real() -> ModuleType:
-    return _load("real")
+    return load_dataset_script("real")
 
 
 def _classes(text: str) -> list[int]:
@@ -120,7 +111,7 @@ def test_samples_are_the_remapped_source_labels(real: ModuleType) -> None:
 def test_near_duplicates_finds_a_retaken_photo_and_nothing_else(tmp_path: Path) -> None:
     import cv2
 
-    mix = _load("mix")
+    mix = load_dataset_script("mix")
     photos = sorted(SAMPLES.glob("*.jpg"))
     original = cv2.imread(str(photos[0]))
     h, w = original.shape[:2]
@@ -136,7 +127,7 @@ def test_near_duplicates_finds_a_retaken_photo_and_nothing_else(tmp_path: Path) 
 
 
 def test_photos_of_the_real_hands_set_are_held_out() -> None:
-    mix = _load("mix")
+    mix = load_dataset_script("mix")
     held = mix.held_out_valid_photos()
     assert len(held) >= 5 and all(name.endswith(".jpg") for name in held)
 
@@ -145,7 +136,7 @@ def test_a_mix_can_reuse_an_earlier_mixs_valid_photos_and_validation_list(tmp_pa
     import cv2
     import numpy as np
 
-    mix = _load("mix")
+    mix = load_dataset_script("mix")
     blank = np.zeros((8, 8, 3), np.uint8)
 
     def images(folder: Path, names: list[str]) -> list[Path]:
@@ -177,7 +168,7 @@ def test_a_mix_draws_training_scenes_from_every_synthetic_folder_and_validates_o
     import cv2
     import numpy as np
 
-    mix = _load("mix")
+    mix = load_dataset_script("mix")
     blank = np.zeros((8, 8, 3), np.uint8)
     for folder, names in [("real/images/train", ["p0_jpg.rf.00.jpg"]), ("real/images/valid", ["v0.jpg"]),
                           ("a/images/train", ["a0.jpg", "a1.jpg"]), ("a/images/val", ["av0.jpg"]),
@@ -194,7 +185,7 @@ def test_a_mix_draws_training_scenes_from_every_synthetic_folder_and_validates_o
 
 
 def test_mix_refuses_a_folder_that_is_not_a_mix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    mix = _load("mix")
+    mix = load_dataset_script("mix")
     with pytest.raises(SystemExit) as stop:
         mix.main(["--real", str(tmp_path), "--synth", str(tmp_path), "--out", str(tmp_path / "o"),
                   "--same-valid-as", str(tmp_path / "nowhere")])
@@ -208,7 +199,7 @@ def test_label_audit_flags_a_wrong_label_and_draws_it(tmp_path: Path, detector) 
     import cv2
 
 
-    audit = _load("audit")
+    audit = load_dataset_script("audit")
     photos = sorted(SAMPLES.glob("*.jpg"))[:3]
     labels = tmp_path / "labels"
     labels.mkdir()

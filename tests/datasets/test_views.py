@@ -3,37 +3,29 @@ tiles placed, held-out styles kept out of training."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
+from tests.datasets.support import load_dataset_script
 from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = 320
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"zhuoji_datasets_{name}", ROOT / "datasets" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def views(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     old = os.environ.get("ZHUOJI_CACHE")
     os.environ["ZHUOJI_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    module = _load("views")
+    module = load_dataset_script("views")
     art = module.S.artwork
     kmj_dir, shared = art.KMJ_DIR, art.shared_folder()
     art.KMJ_DIR = Path("/nonexistent")  # optional GPL tilesets: not used in tests (as in test_synth.py)
