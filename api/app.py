@@ -25,6 +25,7 @@ from api.health import DEFAULT_CHECKS, version
 from api.health import router as health_router
 from api.routes_calibrate import router as calibrate_router
 from api.routes_scoring import router as scoring_router
+from api.routes_table_calibration import router as table_calibration_router
 from api.routes_tables import router as tables_router
 from api.routes_vision import router as vision_router
 from api.runner import InferenceRunner
@@ -91,6 +92,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     app.state.tables = LazyStore(settings.database_url)
     app.state.readiness_checks["database"] = database_answers
     app.include_router(tables_router)
+    app.include_router(table_calibration_router)
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

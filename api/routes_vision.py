@@ -16,8 +16,9 @@ from starlette.concurrency import run_in_threadpool
 
 from api.errors import ApiError
 from api.responses import ErrorResponse
+from api.routes_tables import _errors, _store
 from api.uploads import checked_upload, decode_image_reduced
-from pipeline.calibration import parse_calibration_text
+from pipeline.calibration import KeptCalibration, kept_calibration, parse_calibration_text
 from pipeline.hand import DrawHand, chajiao, text_hand
 from pipeline.models import (
     ChajiaoResponse,
@@ -63,12 +64,32 @@ CalibrationField = Annotated[str | None, Form(description="the table's calibrati
                                                            "returned): its own tiles' references name tiles too")]
 
 
+TableField = Annotated[str | None, Form(max_length=40, description="a table's id: name tiles with the calibration "
+                                                                    "kept with that table (when it has one)")]
+
+
+async def _calibration(request: Request, calibration: str | None, table: str | None
+                       ) -> Calibration | KeptCalibration | None:
+    """The calibration a photo is read with: the form field's, or the one kept with ``table`` (404: no table)."""
+    if calibration is not None and calibration.strip() and table:
+        raise ApiError(422, "invalid_request", "give calibration or table, not both")
+    if not table:
+        return parse_calibration_text(calibration)
+    store = _store(request)
+    with _errors():
+        kept = await run_in_threadpool(store.get_calibration, table, True)
+    return kept_calibration(kept.calibration if kept is not None else None)
+
+
 @router.post("/read", response_model=ReadResponse, summary="Read one player's tiles from a photo")
-async def post_read(request: Request, image: ImageFile, calibration: CalibrationField = None) -> ReadResponse:
+async def post_read(request: Request, image: ImageFile, calibration: CalibrationField = None,
+                    table: TableField = None) -> ReadResponse:
     """The layout (手牌 concealed hand, 副露 melds, 牌河 discards, 翻鸡 indicator) and the reading: each box's
     tile after the rules' checks (at most 4 copies, melds alike, a 14-tile hand complete), doubtful tiles, and
-    retake reasons in plain words. The live camera view polls this."""
-    calibrated = parse_calibration_text(calibration)
+    retake reasons in plain words. The live camera view polls this. With ``table``, the calibration kept with
+    that table names the tiles too; one that no longer fits the crop classifier is left out and ``calibration``
+    in the answer says "recalibrate: …"."""
+    calibrated = await _calibration(request, calibration, table)
     data = await checked_upload(image)
     detector = _detector(request)
     photo = await request.app.state.runner.run(_read, detector, data, "image", calibrated,
@@ -78,17 +99,18 @@ async def post_read(request: Request, image: ImageFile, calibration: Calibration
 
 @router.post("/score", response_model=ScoreResponse, summary="Score the hand in a photo")
 async def post_score(request: Request, image: ImageFile, context: Annotated[ScoreContext, Form()],
-                     calibration: CalibrationField = None) -> ScoreResponse:
+                     calibration: CalibrationField = None, table: TableField = None) -> ScoreResponse:
     """Read the photo, then score its hand: 牌型 hand type (中文 + English), fan, win value, waits (听牌) with the
     copies still unseen, 叫牌 (ready) status, explanation lines, and the photo with labelled boxes. A 14-tile
     hand is scored as won (winning tile: ``win_tile`` or the last tile); a 13-tile hand gets its waits. When
     the tiles read cannot be scored (wrong count, unreadable tile), ``analysis`` is null and ``score_error``
     says why; ``hand_request`` is what to send to /v1/hand after correcting the tiles."""
-    unknown = sorted(set((await request.form()).keys()) - set(ScoreContext.model_fields) - {"image", "calibration"})
+    known = {"image", "calibration", "table"}
+    unknown = sorted(set((await request.form()).keys()) - set(ScoreContext.model_fields) - known)
     if unknown:
         raise ApiError(422, "invalid_request", f"unknown form field(s) {', '.join(unknown)}; known: image, "
-                                               f"calibration, {', '.join(ScoreContext.model_fields)}")
-    calibrated = parse_calibration_text(calibration)
+                                               f"calibration, table, {', '.join(ScoreContext.model_fields)}")
+    calibrated = await _calibration(request, calibration, table)
     data = await checked_upload(image)
     detector = _detector(request)
     return await request.app.state.runner.run(_score, detector, data, context, calibrated,
@@ -108,15 +130,15 @@ def _detect(detector: Detector, data: BinaryIO, deadline: Deadline | None = None
     return detect_photo(detector, image, start, deadline=deadline, full_size=full_size)
 
 
-def _read(detector: Detector, data: BinaryIO, field: str = "image", calibration: Calibration | None = None,
-          deadline: Deadline | None = None) -> ReadPhoto:
+def _read(detector: Detector, data: BinaryIO, field: str = "image",
+          calibration: Calibration | KeptCalibration | None = None, deadline: Deadline | None = None) -> ReadPhoto:
     start = time.perf_counter()
     image, full_size = _decode(detector, data, field)
     return read_photo(detector, image, start=start, deadline=deadline, full_size=full_size, calibration=calibration)
 
 
-def _score(detector: Detector, data: BinaryIO, context: ScoreContext, calibration: Calibration | None = None,
-           deadline: Deadline | None = None) -> ScoreResponse:
+def _score(detector: Detector, data: BinaryIO, context: ScoreContext,
+           calibration: Calibration | KeptCalibration | None = None, deadline: Deadline | None = None) -> ScoreResponse:
     start = time.perf_counter()
     image, full_size = _decode(detector, data)
     return score_photo(detector, image, context, start, deadline=deadline, full_size=full_size,

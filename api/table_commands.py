@@ -82,6 +82,12 @@ def add_table(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--from-table", metavar="ID")
     a.add_argument("--rules")
     action("profiles", "saved house profiles", run_profiles)
+    from api.table_calibration_commands import add_table_calibrate, run_table_calibrate
+
+    a = action("calibrate", "teach the table its set: a photo of its 27 suited tiles in three rows (or --clear)",
+               run_table_calibrate)
+    add_table_calibrate(a)
+    _version_option(a)
     action("where", "print where the tables are stored", run_where, json_flag=False)
 
 
@@ -207,10 +213,15 @@ def run_show(args: argparse.Namespace) -> int:
     store = _open(args)
     table = _call(store.get_table, args.id)
     rounds = _call(store.list_rounds, args.id)
+    kept = _call(store.get_calibration, args.id)
     if args.json:
-        _print_json({"table": table.to_dict(), "rounds": [r.to_dict() for r in rounds]})
+        _print_json({"table": table.to_dict(), "rounds": [r.to_dict() for r in rounds],
+                     "calibration": None if kept is None else kept.to_dict()})
     else:
-        print("\n".join(_table_lines(table, rounds)))
+        from api.table_calibration_commands import calibration_words
+
+        lines = _table_lines(table, rounds)
+        print("\n".join([lines[0], "  " + calibration_words(kept), *lines[1:]]))
     return 0
 
 

@@ -110,3 +110,24 @@ class ProfileOut(OutModel):
 
 class ProfileList(OutModel):
     profiles: list[ProfileOut]
+
+
+class DisagreedTile(OutModel):
+    tile: str = Field(description="the tile at this place of the calibration photo")
+    read_as: str = Field(description="what the networks named it without the calibration")
+
+
+class CalibrationOut(OutModel):
+    """A table's calibration of its own tile set ("teach it your set"), without its references unless asked."""
+
+    model: str = Field(description="the crop classifier it was made with: a retrained one needs a new photo")
+    kind: str = Field(description="features or probs: which output of the classifier the references are")
+    agreement: float = Field(description="share of the 27 tiles the networks named as their place says")
+    disagreed: list[DisagreedTile] = Field(description="the tiles they named otherwise")
+    created_at: str
+    calibration: dict[str, Any] | None = Field(None, description="the calibration JSON itself (?full=true)")
+
+
+class TableCalibration(OutModel):
+    calibration: CalibrationOut | None = Field(description="null when the table has none")
+    table: TableOut

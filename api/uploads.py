@@ -15,6 +15,7 @@ Admission (the busy check, bytes in flight, body-read timeouts) comes before all
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -89,10 +90,11 @@ class BodyLimitMiddleware:
 
 
 PHOTO_PATHS = ("/v1/detect", "/v1/read", "/v1/score", "/v1/chajiao/photos", "/v1/calibrate")
+TABLE_PHOTO = re.compile(r"/v1/tables/[^/]+/calibrate")  # a table's calibration photo
 
 
 def is_photo_path(path: str) -> bool:
-    return path.startswith(PHOTO_PATHS)
+    return path.startswith(PHOTO_PATHS) or TABLE_PHOTO.fullmatch(path) is not None
 
 
 def body_limit(path: str) -> int:

@@ -159,6 +159,8 @@ def _print_reading(result: dict) -> None:
         print(f"corrected by the rules: {c['from']} → {c['to']} ({c['reason']})")
     for r in result["retake"]:
         print(f"retake? {r.code}: {r.message}")
+    if result.get("calibration") is not None:
+        print(f"calibration: {result['calibration'].message}")
 
 
 def run_read(args: argparse.Namespace) -> int:
@@ -194,7 +196,8 @@ def run_score(args: argparse.Namespace) -> int:
     if args.json:
         print(result.model_dump_json(by_alias=True))
     else:
-        _print_reading({"hand": result.hand, "changes": result.changes, "retake": result.retake})
+        _print_reading({"hand": result.hand, "changes": result.changes, "retake": result.retake,
+                        "calibration": result.calibration})
         for line in result.assumptions:
             print(f"assumed: {line}")
         if result.score_error is not None:

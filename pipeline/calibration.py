@@ -4,18 +4,23 @@ way, with :class:`~pipeline.errors.Refused`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from pipeline.errors import Refused
+from pipeline.models import CalibrationNote
 from vision.calibrate import (
+    SUITED,
     Calibration,
     CalibrationError,
     apply_calibration,
     build_calibration,
+    find_grid,
     parse_calibration,
 )
+from vision.classes import CLASS_NAMES
 from vision.deadline import Deadline, check
 from vision.detect import Detector
 from vision.detections import Detections
@@ -32,9 +37,13 @@ def calibrate_photo(detector: Detector, image: np.ndarray, deadline: Deadline | 
     dets = detector(image, turned=True, deadline=deadline)
     check(deadline)
     try:
-        return build_calibration(detector.classifier, image, dets).to_json()
+        made = build_calibration(detector.classifier, image, dets).to_json()
+        grid = find_grid(dets)  # the same 27 boxes in tile order: which the networks named otherwise
     except CalibrationError as exc:
         raise Refused("calibration_photo", str(exc)) from None
+    made["disagreed"] = [{"tile": CLASS_NAMES[k], "read_as": grid.names[k]}
+                         for k in range(SUITED) if int(grid.class_id[k]) != k]
+    return made
 
 
 def parse_calibration_text(text: str | None, source: str = "calibration") -> Calibration | None:
@@ -57,3 +66,51 @@ def calibrated(detector: Detector, calibration: Calibration, image: np.ndarray, 
         return apply_calibration(calibration, detector.classifier, image, dets)
     except CalibrationError as exc:
         raise Refused("invalid_calibration", str(exc)) from None
+
+
+def check_calibration_json(obj: Any) -> dict[str, Any]:
+    """A calibration JSON a client sends to keep (``PUT /v1/tables/{id}/calibration``), refused
+    (``invalid_calibration``) unless it parses; returned as given."""
+    try:
+        Calibration.from_json(obj)
+    except CalibrationError as exc:
+        raise Refused("invalid_calibration", str(exc)) from None
+    return obj
+
+
+@dataclass(frozen=True)
+class KeptCalibration:
+    """A table's stored calibration for reading that table's photos: ``calibration`` when the stored JSON still
+    parses, else ``problem``; neither when the table has none. Unlike a calibration the client sends, one that no
+    longer fits (the models were retrained) never refuses a photo: it is read without it, and the note says so."""
+
+    calibration: Calibration | None = None
+    problem: str | None = None
+
+
+def kept_calibration(obj: Any | None) -> KeptCalibration:
+    """The :class:`KeptCalibration` of a table's stored calibration JSON (None: the table has none)."""
+    if obj is None:
+        return KeptCalibration()
+    try:
+        return KeptCalibration(Calibration.from_json(obj))
+    except CalibrationError as exc:
+        return KeptCalibration(problem=str(exc))
+
+
+def with_kept(detector: Detector, kept: KeptCalibration, image: np.ndarray, dets: Detections
+              ) -> tuple[Detections, CalibrationNote]:
+    """The detections named with a table's calibration when it fits this detector's crop classifier; else as they
+    are, with a note starting "recalibrate:" that says why."""
+    if kept.calibration is None and kept.problem is None:
+        return dets, CalibrationNote(applied=False, source="table", message="this table has no calibration of its "
+                                     "set: read with the shipped models only")
+    problem = kept.problem
+    if kept.calibration is not None:
+        try:
+            return calibrated(detector, kept.calibration, image, dets), CalibrationNote(
+                applied=True, source="table", message="read with your set's calibration")
+        except Refused as exc:
+            problem = exc.message
+    return dets, CalibrationNote(applied=False, source="table",
+                                 message=f"recalibrate: {problem}; this photo was read without it")

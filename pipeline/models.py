@@ -434,6 +434,15 @@ class HandRead(OutModel):
     complete: bool | None = Field(description="the 14 tiles form a complete hand (成牌); null unless 14")
 
 
+class CalibrationNote(OutModel):
+    """Whether a set's calibration ("teach it your set") named the tiles of this photo, and if not, why."""
+
+    applied: bool = Field(description="the tiles were named with the set's references too")
+    source: Literal["request", "table"] = Field(description="the calibration form field, or the table's own")
+    message: str = Field(description="in plain words; starts with 'recalibrate:' when the table's calibration no "
+                                     "longer fits the crop classifier (the photo was read without it)")
+
+
 class ReadResponse(OutModel):
     image: ImageInfo
     tiles: list[ReadTile]
@@ -445,6 +454,7 @@ class ReadResponse(OutModel):
     layout: dict[str, Any] = Field(description="vision.layout's grouping: concealed, melds, river, indicator")
     model: str
     seconds: float
+    calibration: CalibrationNote | None = Field(None, description="the set's calibration, when one was asked for")
 
 
 class ScoreResponse(ReadResponse):

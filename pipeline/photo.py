@@ -16,11 +16,12 @@ import cv2
 import numpy as np
 from pydantic import ValidationError
 
-from pipeline.calibration import calibrated
+from pipeline.calibration import KeptCalibration, calibrated, with_kept
 from pipeline.errors import Refused
 from pipeline.hand import DrawHand, analyze
 from pipeline.models import (
     Alternative,
+    CalibrationNote,
     DetectedTile,
     DetectResponse,
     ErrorBody,
@@ -62,6 +63,7 @@ class Photo:
     reading: Reading
     seconds: float
     full_size: tuple[int, int] | None = None  # the photo's (width, height) when ``image`` is a reduced decode
+    calibration: CalibrationNote | None = None  # whether a set's calibration named the tiles
 
     def boxes(self) -> Detections:
         """The detections in the photo's own pixels (``dets`` are in ``image``'s)."""
@@ -90,21 +92,27 @@ def detect_photo(detector: Detector, image: np.ndarray, start: float | None = No
 
 def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto", start: float | None = None,
                deadline: Deadline | None = None, full_size: tuple[int, int] | None = None,
-               calibration: Calibration | None = None) -> Photo:
+               calibration: Calibration | KeptCalibration | None = None) -> Photo:
     """Detect, group (``vision.layout``) and read (``vision.reading``) one decoded hand photo. ``turned``: the
     detector also looks at the photo turned 180° ("auto": when a tile is doubtful after the first look); ``start``:
     when decoding began, for ``seconds``; ``deadline``: checked between model runs (:mod:`vision.deadline`);
     ``full_size``: the photo's (width, height) when ``image`` is a reduced decode of it; ``calibration``: the
-    table's own set's references also name the tiles (``vision.calibrate``)."""
+    table's own set's references also name the tiles (``vision.calibrate``): one sent with the photo must fit the
+    crop classifier (else refused), a table's stored one is left out when it no longer does (the note says so)."""
     start = time.perf_counter() if start is None else start
     dets = detector(image, turned=turned, deadline=deadline)
     check(deadline)
-    if calibration is not None:
+    note = None
+    if isinstance(calibration, KeptCalibration):
+        dets, note = with_kept(detector, calibration, image, dets)
+        check(deadline)
+    elif calibration is not None:
         dets = calibrated(detector, calibration, image, dets)
+        note = CalibrationNote(applied=True, source="request", message="read with the calibration sent")
         check(deadline)
     lay = layout(dets, mode="hand")
     reading = read(dets, lay, image)
-    return Photo(image, dets, lay, reading, time.perf_counter() - start, full_size)
+    return Photo(image, dets, lay, reading, time.perf_counter() - start, full_size, note)
 
 
 def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
@@ -144,7 +152,8 @@ def read_response(photo: Photo, model: str) -> dict[str, Any]:
     return {"image": _image_info(photo.image, photo.full_size), "tiles": tiles, "hand": hand, "ok": reading.ok,
             "retake": [RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake],
             "changes": [c.to_json() for c in reading.changes], "doubtful": [d.to_json() for d in reading.doubtful],
-            "layout": lay.to_json(), "model": model, "seconds": round(photo.seconds, 3)}
+            "layout": lay.to_json(), "model": model, "seconds": round(photo.seconds, 3),
+            "calibration": photo.calibration}
 
 
 def annotated_jpeg(photo: Photo) -> str:
@@ -225,7 +234,7 @@ def score_hand(reading: Reading, ctx: ScoreContext
 
 def score_photo(detector: Detector, image: np.ndarray, ctx: ScoreContext, start: float | None = None,
                 deadline: Deadline | None = None, full_size: tuple[int, int] | None = None,
-                calibration: Calibration | None = None) -> ScoreResponse:
+                calibration: Calibration | KeptCalibration | None = None) -> ScoreResponse:
     """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
     photo = read_photo(detector, image, start=start, deadline=deadline, full_size=full_size, calibration=calibration)
     return score_reading(photo, ctx, detector.model_path.name)

@@ -6,6 +6,7 @@ migrates the schema; the table logic itself is pure and lives in ``scoring.score
 
 from tables.db import StoreUnavailable, default_database_url, describe
 from tables.repository import (
+    CalibrationRecord,
     IdempotencyKeyReused,
     Profile,
     ProfileNotFound,
@@ -17,5 +18,5 @@ from tables.repository import (
     TableStore,
 )
 
-__all__ = ["IdempotencyKeyReused", "Profile", "ProfileNotFound", "RoundNotFound", "RoundRecord", "StaleVersion",
+__all__ = ["CalibrationRecord", "IdempotencyKeyReused", "Profile", "ProfileNotFound", "RoundNotFound", "RoundRecord", "StaleVersion",
            "StoreUnavailable", "TableNotFound", "TableRecord", "TableStore", "default_database_url", "describe"]

@@ -35,7 +35,7 @@ from scoring.scorebook import (
     replay,
 )
 from tables.db import StoreUnavailable, create_engine, describe, migrate, one_line
-from tables.schema import house_profiles, idempotency_keys, rounds, score_tables
+from tables.schema import house_profiles, idempotency_keys, rounds, score_tables, table_calibrations
 
 
 def engine_version() -> str:
@@ -113,6 +113,23 @@ class RoundRecord:
 
 
 @dataclass(frozen=True)
+class CalibrationRecord:
+    """A table's calibration of its own tile set: made with crop classifier ``model`` (``kind`` of its output),
+    ``agreement`` the share of the 27 tiles the networks named as their place says, ``disagreed`` those they did
+    not (``{"tile", "read_as"}``); ``calibration`` the JSON itself when asked for (it is ~75 kB)."""
+
+    model: str
+    kind: str
+    agreement: float
+    disagreed: list[dict[str, Any]]
+    created_at: str
+    calibration: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     rules: Any
@@ -176,6 +193,24 @@ def _round_values(table_id: str, played: PlayedRound, created: dt.datetime, now:
             "settlement": played.settlement.to_dict(), "dealer": played.dealer, "streak": played.streak,
             "deltas": list(played.deltas), "totals_after": list(played.totals_after),
             "engine_version": ENGINE_VERSION, "created_at": created, "updated_at": now}
+
+
+def _calibration_fields(calibration: Any) -> dict[str, Any]:
+    """The summary columns of a calibration JSON (its references are checked where the classifier is known)."""
+    if not isinstance(calibration, Mapping):
+        raise ValueError("a calibration is a JSON object (made by `zhuoji calibrate`)")
+    model, kind, agreement = calibration.get("model"), calibration.get("kind"), calibration.get("agreement", 0.0)
+    disagreed = calibration.get("disagreed", [])
+    if not isinstance(model, str) or not 0 < len(model) <= 200 or kind not in ("features", "probs"):
+        raise ValueError("calibration: 'model' must be a file name and 'kind' features or probs")
+    if isinstance(agreement, bool) or not isinstance(agreement, int | float) or not 0 <= agreement <= 1:
+        raise ValueError("calibration: 'agreement' must be a number from 0 to 1")
+    if not isinstance(disagreed, list) or len(disagreed) > 27 or not all(
+            isinstance(d, Mapping) and all(isinstance(d.get(k), str) and len(d[k]) <= 8 for k in ("tile", "read_as"))
+            for d in disagreed):
+        raise ValueError("calibration: 'disagreed' must list at most 27 {\"tile\", \"read_as\"} pairs")
+    return {"model": model, "kind": kind, "agreement": float(agreement),
+            "disagreed": [{"tile": d["tile"], "read_as": d["read_as"]} for d in disagreed]}
 
 
 class TableStore:
@@ -277,6 +312,7 @@ class TableStore:
             self._locked_row(conn, table_id)
             # Children first: SQLite's foreign keys are on, but do not count on every backend cascading.
             conn.execute(idempotency_keys.delete().where(idempotency_keys.c.table_id == table_id))
+            conn.execute(table_calibrations.delete().where(table_calibrations.c.table_id == table_id))
             conn.execute(rounds.delete().where(rounds.c.table_id == table_id))
             conn.execute(score_tables.delete().where(score_tables.c.id == table_id))
 
@@ -376,6 +412,53 @@ class TableStore:
         if result.rowcount != 1:  # the row lock makes this unreachable; never write over another writer
             raise StaleVersion(row.version, self.get_table(row.id))
         return _table(conn.execute(sa.select(score_tables).where(score_tables.c.id == row.id)).one())
+
+    # ------------------------------------------------------------------ the table's calibration
+
+    def set_calibration(self, table_id: str, calibration: Mapping[str, Any],
+                        expected_version: int | None = None) -> tuple[TableRecord, CalibrationRecord]:
+        """Keep ``calibration`` (the JSON ``zhuoji calibrate`` makes, checked by the caller) with the table,
+        replacing any before; the table's version goes up like any write."""
+        fields = _calibration_fields(calibration)
+        now = _now()
+        with self._write() as conn:
+            row = self._locked_row(conn, table_id)
+            self._check_version(row, expected_version)
+            conn.execute(table_calibrations.delete().where(table_calibrations.c.table_id == table_id))
+            conn.execute(table_calibrations.insert().values(table_id=table_id, calibration=dict(calibration),
+                                                            created_at=now, **fields))
+            table = self._touch(conn, row, now)
+            return table, CalibrationRecord(**fields, created_at=_iso(now))
+
+    def get_calibration(self, table_id: str, full: bool = False) -> CalibrationRecord | None:
+        """The table's calibration (its JSON too when ``full``), None when it has none."""
+        _known_id(table_id)
+        columns = [table_calibrations.c[k] for k in ("model", "kind", "agreement", "disagreed", "created_at")]
+        if full:
+            columns.append(table_calibrations.c.calibration)
+        with self._read() as conn:
+            if conn.execute(sa.select(score_tables.c.id).where(score_tables.c.id == table_id)).first() is None:
+                raise TableNotFound(f"no table {table_id!r}")
+            row = conn.execute(sa.select(*columns).where(table_calibrations.c.table_id == table_id)).first()
+        if row is None:
+            return None
+        return CalibrationRecord(model=row.model, kind=row.kind, agreement=row.agreement,
+                                 disagreed=list(row.disagreed), created_at=_iso(row.created_at),
+                                 calibration=row.calibration if full else None)
+
+    def clear_calibration(self, table_id: str, expected_version: int | None = None) -> tuple[TableRecord, bool]:
+        """Forget the table's calibration; (the table, whether there was one). Nothing to forget changes nothing."""
+        with self._write() as conn:
+            row = self._locked_row(conn, table_id)
+            self._check_version(row, expected_version)
+            gone = conn.execute(table_calibrations.delete().where(table_calibrations.c.table_id == table_id))
+            if gone.rowcount == 0:
+                return _table(row), False
+            return self._touch(conn, row, _now()), True
+
+    def _touch(self, conn: sa.Connection, row: sa.Row, now: dt.datetime) -> TableRecord:
+        """The table's version bumped by a write that changes no score."""
+        return self._update_table(conn, row, row.dealer, row.streak, row.totals, row.round_count, now)
 
     # ------------------------------------------------------------------ house profiles
 

@@ -59,3 +59,16 @@ house_profiles = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
 )
+
+# A table's own tile set as photographed once ("teach it your set"): the calibration JSON made by the crop
+# classifier ``model``, and what the page shows of it. One per table; replaced by a new photo.
+table_calibrations = sa.Table(
+    "table_calibrations", metadata,
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("score_tables.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("calibration", sa.JSON, nullable=False),
+    sa.Column("model", sa.String(200), nullable=False),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("agreement", sa.Float, nullable=False),
+    sa.Column("disagreed", sa.JSON, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)

@@ -1,0 +1,95 @@
+"""``zhuoji table calibrate ID photo.jpg`` (teach a table its set; ``--clear`` forgets it), the calibration line of
+``zhuoji table show``, and ``read``/``score --table ID``: the same store and pipeline functions as
+``/v1/tables/{id}/calibrate`` and the ``table`` form field."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.calibration import KeptCalibration
+    from tables import CalibrationRecord
+
+
+def add_table_calibrate(a: argparse.ArgumentParser) -> None:
+    a.add_argument("id")
+    a.add_argument("image", nargs="?", type=Path,
+                   help="photo of the 27 suited tiles face up in three rows (1-9m, 1-9p, 1-9s), or a calibration "
+                        "JSON file made by `zhuoji calibrate --out`")
+    a.add_argument("--clear", action="store_true", help="forget the table's calibration instead")
+    a.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
+
+
+def calibration_words(kept: CalibrationRecord | None) -> str:
+    """One line on a table's calibration, for ``table show`` and ``table calibrate``."""
+    if kept is None:
+        return "calibration: none (teach it your set: zhuoji table calibrate ID photo.jpg)"
+    named = round(kept.agreement * 27)
+    others = ", ".join(f"{d['tile']} read as {d['read_as']}" for d in kept.disagreed)
+    return (f"calibration: your set's, taught {kept.created_at[:16].replace('T', ' ')} with {kept.model}; the "
+            f"networks named {named} of 27 as their place says{f' ({others})' if others else ''}")
+
+
+def _calibration_json(args: argparse.Namespace) -> dict[str, Any]:
+    """The calibration of ``args.image``: a JSON file as it is (checked), a photo calibrated here."""
+    from pipeline.calibration import calibrate_photo, check_calibration_json
+    from pipeline.settings import Settings, open_detector
+    from vision.calibrate import MAX_FILE_BYTES
+    from vision.files import read_file
+    from vision.images import load_image
+
+    if not args.image.is_file():
+        raise ValueError(f"{args.image}: no such file")
+    if args.image.suffix.lower() == ".json":
+        text = read_file(args.image, MAX_FILE_BYTES)
+        try:
+            return check_calibration_json(json.loads(text))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{args.image} is not JSON ({exc})") from None
+    image = load_image(args.image)  # an unreadable photo: ImageError, one line and exit 2
+    return calibrate_photo(open_detector(Settings.from_env(model=args.model)), image)
+
+
+def run_table_calibrate(args: argparse.Namespace) -> int:
+    from api.table_commands import _call, _open, _print_json, _table_lines
+
+    if args.clear == (args.image is not None):
+        raise ValueError("give a calibration photo (or JSON file), or --clear, one of them")
+    store = _open(args)
+    _call(store.get_table, args.id)  # an unknown table: said before any model runs
+    if args.clear:
+        table, had = _call(store.clear_calibration, args.id, args.expected_version)
+        kept = None
+        what = "calibration forgotten" if had else "the table had no calibration"
+    else:
+        calibration = _calibration_json(args)
+        table, kept = _call(store.set_calibration, args.id, calibration, args.expected_version)
+        what = "calibration kept with the table: its photos (read/score --table) are named with it"
+    if args.json:
+        _print_json({"calibration": None if kept is None else kept.to_dict(), "table": table.to_dict()})
+        return 0
+    print(what)
+    print(calibration_words(kept))
+    print("\n".join(_table_lines(table)))
+    return 0
+
+
+def add_table_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--table", metavar="ID", help="name tiles with the calibration kept with this table")
+    p.add_argument("--db", metavar="URL", help="where the tables are (with --table; default as `zhuoji table`)")
+
+
+def table_calibration(args: argparse.Namespace) -> KeptCalibration | None:
+    """The calibration kept with ``--table`` (None without the option); an unknown table is a one-line error."""
+    if args.table is None:
+        return None
+    if args.calibration is not None:
+        raise ValueError("give --calibration or --table, not both")
+    from api.table_commands import _call, _open
+    from pipeline.calibration import kept_calibration
+
+    kept = _call(_open(args).get_calibration, args.table, True)
+    return kept_calibration(kept.calibration if kept is not None else None)
