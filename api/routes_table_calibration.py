@@ -19,7 +19,7 @@ from api.routes_tables import ERRORS, _errors, _stale, _store
 from api.routes_vision import _detector
 from api.table_schemas import CalibrationOut, TableCalibration, TableOut
 from api.uploads import checked_upload, decode_image
-from pipeline.calibration import calibrate_photo, check_calibration_json
+from pipeline.calibration import calibrate_photo, calibration_problem, check_calibration_json
 from tables import CalibrationRecord, StaleVersion, TableRecord, TableStore
 from vision.deadline import Deadline
 from vision.detect import Detector
@@ -28,12 +28,16 @@ router = APIRouter(prefix="/v1", tags=["tables"], responses=ERRORS)
 MaybeVersion = Annotated[int | None, Query(ge=1, description="refuse (409) unless the table is at this version")]
 
 
-def _answer(table: TableRecord, calibration: CalibrationRecord | None) -> TableCalibration:
-    return TableCalibration(calibration=None if calibration is None else CalibrationOut.model_validate(
-        calibration.to_dict()), table=TableOut.model_validate(table.to_dict()))
+def _answer(request: Request, table: TableRecord, calibration: CalibrationRecord | None) -> TableCalibration:
+    out = None
+    if calibration is not None:
+        detector = getattr(request.app.state, "detector", None)
+        out = CalibrationOut.model_validate({**calibration.to_dict(), "recalibrate": calibration_problem(
+            detector, calibration.model, calibration.kind)})
+    return TableCalibration(calibration=out, table=TableOut.model_validate(table.to_dict()))
 
 
-def _keep(store: TableStore, table_id: str, calibration: dict[str, Any],
+def _keep(request: Request, store: TableStore, table_id: str, calibration: dict[str, Any],
           expected_version: int | None) -> TableCalibration | JSONResponse:
     try:
         with _errors():
@@ -43,7 +47,7 @@ def _keep(store: TableStore, table_id: str, calibration: dict[str, Any],
                 raise ApiError(422, "invalid_calibration", str(exc)) from None
     except StaleVersion as exc:
         return _stale(exc)
-    return _answer(table, kept)
+    return _answer(request, table, kept)
 
 
 @router.get("/tables/{table_id}/calibration", response_model=TableCalibration,
@@ -55,7 +59,7 @@ def get_calibration(request: Request, table_id: str,
     with _errors():
         table = store.get_table(table_id)
         kept = store.get_calibration(table_id, full)
-    return _answer(table, kept)
+    return _answer(request, table, kept)
 
 
 @router.put("/tables/{table_id}/calibration", response_model=TableCalibration,
@@ -66,7 +70,7 @@ def put_calibration(request: Request, table_id: str,
     """Replaces the table's calibration; its photos sent to /v1/read or /v1/score with ``table`` are then named
     with it. A JSON that is no calibration is a 422 (``invalid_calibration``)."""
     check_calibration_json(calibration)
-    return _keep(_store(request), table_id, calibration, expected_version)
+    return _keep(request, _store(request), table_id, calibration, expected_version)
 
 
 def _calibrate(detector: Detector, data: BinaryIO, deadline: Deadline | None = None) -> dict[str, Any]:
@@ -88,7 +92,7 @@ async def post_calibrate(request: Request, table_id: str, image: Annotated[Uploa
     detector = _detector(request)
     calibration = await request.app.state.runner.run(_calibrate, detector, data,
                                                      is_disconnected=request.is_disconnected)
-    return await run_in_threadpool(_keep, store, table_id, calibration, expected_version)
+    return await run_in_threadpool(_keep, request, store, table_id, calibration, expected_version)
 
 
 @router.delete("/tables/{table_id}/calibration", response_model=TableCalibration,
@@ -100,4 +104,4 @@ def delete_calibration(request: Request, table_id: str,
             table, _ = _store(request).clear_calibration(table_id, expected_version)
     except StaleVersion as exc:
         return _stale(exc)
-    return _answer(table, None)
+    return _answer(request, table, None)

@@ -1,6 +1,6 @@
-"""``zhuoji table calibrate ID photo.jpg`` (teach a table its set; ``--clear`` forgets it), the calibration line of
-``zhuoji table show``, and ``read``/``score --table ID``: the same store and pipeline functions as
-``/v1/tables/{id}/calibrate`` and the ``table`` form field."""
+"""For ``zhuoji table calibrate ID photo.jpg`` (teach a table its set; ``--clear`` forgets it; run by
+``api.table_commands``), the calibration line of ``zhuoji table show``, and ``read``/``score --table ID``: the same
+store and pipeline functions as ``/v1/tables/{id}/calibrate`` and the ``table`` form field."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def calibration_words(kept: CalibrationRecord | None) -> str:
             f"networks named {named} of 27 as their place says{f' ({others})' if others else ''}")
 
 
-def _calibration_json(args: argparse.Namespace) -> dict[str, Any]:
+def calibration_json(args: argparse.Namespace) -> dict[str, Any]:
     """The calibration of ``args.image``: a JSON file as it is (checked), a photo calibrated here."""
     from pipeline.calibration import calibrate_photo, check_calibration_json
     from pipeline.settings import Settings, open_detector
@@ -53,30 +53,6 @@ def _calibration_json(args: argparse.Namespace) -> dict[str, Any]:
     return calibrate_photo(open_detector(Settings.from_env(model=args.model)), image)
 
 
-def run_table_calibrate(args: argparse.Namespace) -> int:
-    from api.table_commands import _call, _open, _print_json, _table_lines
-
-    if args.clear == (args.image is not None):
-        raise ValueError("give a calibration photo (or JSON file), or --clear, one of them")
-    store = _open(args)
-    _call(store.get_table, args.id)  # an unknown table: said before any model runs
-    if args.clear:
-        table, had = _call(store.clear_calibration, args.id, args.expected_version)
-        kept = None
-        what = "calibration forgotten" if had else "the table had no calibration"
-    else:
-        calibration = _calibration_json(args)
-        table, kept = _call(store.set_calibration, args.id, calibration, args.expected_version)
-        what = "calibration kept with the table: its photos (read/score --table) are named with it"
-    if args.json:
-        _print_json({"calibration": None if kept is None else kept.to_dict(), "table": table.to_dict()})
-        return 0
-    print(what)
-    print(calibration_words(kept))
-    print("\n".join(_table_lines(table)))
-    return 0
-
-
 def add_table_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", metavar="ID", help="name tiles with the calibration kept with this table")
     p.add_argument("--db", metavar="URL", help="where the tables are (with --table; default as `zhuoji table`)")
@@ -88,8 +64,16 @@ def table_calibration(args: argparse.Namespace) -> KeptCalibration | None:
         return None
     if args.calibration is not None:
         raise ValueError("give --calibration or --table, not both")
-    from api.table_commands import _call, _open
     from pipeline.calibration import kept_calibration
+    from pipeline.settings import Settings
+    from tables import StoreUnavailable, TableNotFound, TableStore, default_database_url
 
-    kept = _call(_open(args).get_calibration, args.table, True)
+    try:
+        store = TableStore.open(Settings.from_env(database_url=args.db).database_url or default_database_url())
+        try:
+            kept = store.get_calibration(args.table, True)
+        finally:
+            store.close()
+    except (StoreUnavailable, TableNotFound) as exc:
+        raise ValueError(str(exc.args[0])) from None
     return kept_calibration(kept.calibration if kept is not None else None)

@@ -82,7 +82,7 @@ def add_table(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--from-table", metavar="ID")
     a.add_argument("--rules")
     action("profiles", "saved house profiles", run_profiles)
-    from api.table_calibration_commands import add_table_calibrate, run_table_calibrate
+    from api.table_calibration_commands import add_table_calibrate
 
     a = action("calibrate", "teach the table its set: a photo of its 27 suited tiles in three rows (or --clear)",
                run_table_calibrate)
@@ -288,6 +288,30 @@ def run_export(args: argparse.Namespace) -> int:
     else:
         args.output.write_text(text, encoding="utf-8", newline="")
         print(f"{len(rounds)} round(s) written to {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_table_calibrate(args: argparse.Namespace) -> int:
+    from api.table_calibration_commands import calibration_json, calibration_words
+
+    if args.clear == (args.image is not None):
+        raise ValueError("give a calibration photo (or JSON file), or --clear, one of them")
+    store = _open(args)
+    _call(store.get_table, args.id)  # an unknown table: said before any model runs
+    if args.clear:
+        table, had = _call(store.clear_calibration, args.id, args.expected_version)
+        kept = None
+        what = "calibration forgotten" if had else "the table had no calibration"
+    else:
+        calibration = calibration_json(args)
+        table, kept = _call(store.set_calibration, args.id, calibration, args.expected_version)
+        what = "calibration kept with the table: its photos (read/score --table) are named with it"
+    if args.json:
+        _print_json({"calibration": None if kept is None else kept.to_dict(), "table": table.to_dict()})
+        return 0
+    print(what)
+    print(calibration_words(kept))
+    print("\n".join(_table_lines(table)))
     return 0
 
 

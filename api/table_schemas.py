@@ -125,6 +125,8 @@ class CalibrationOut(OutModel):
     agreement: float = Field(description="share of the 27 tiles the networks named as their place says")
     disagreed: list[DisagreedTile] = Field(description="the tiles they named otherwise")
     created_at: str
+    recalibrate: str | None = Field(None, description="why it no longer fits the service's crop classifier (the "
+                                                      "models were retrained): photos are read without it")
     calibration: dict[str, Any] | None = Field(None, description="the calibration JSON itself (?full=true)")
 
 

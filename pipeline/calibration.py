@@ -17,6 +17,7 @@ from vision.calibrate import (
     CalibrationError,
     apply_calibration,
     build_calibration,
+    check_compatible,
     find_grid,
     parse_calibration,
 )
@@ -76,6 +77,20 @@ def check_calibration_json(obj: Any) -> dict[str, Any]:
     except CalibrationError as exc:
         raise Refused("invalid_calibration", str(exc)) from None
     return obj
+
+
+def calibration_problem(detector: Detector | None, model: str, kind: str) -> str | None:
+    """Why a calibration made with the crop classifier ``model`` (its output ``kind``) cannot name tiles with this
+    detector's classifier, or None when it can (or no model is loaded: nothing to say yet)."""
+    if detector is None:
+        return None
+    if detector.classifier is None:
+        return "calibration needs the crop classifier, and this service runs without one"
+    try:  # the same check as a photo's, on the summary alone (the references are not needed for it)
+        check_compatible(Calibration(np.zeros((SUITED, 4, 1), np.float32), kind, model, 0.0), detector.classifier)
+    except CalibrationError as exc:
+        return str(exc)
+    return None
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ const state = {
   removed: new Set(), // boxes whose tile was removed from the hand
   foreign: new Set(), // boxes of tiles not in the 108-tile set (winds, dragons, flowers): removed on reading
   seq: 0, // only the answer to the latest request is shown
+  table: null, // id of the table whose round photos these are: read with its set's calibration (table.js)
 };
 
 // ----------------------------------------------------------------------------------------- small helpers
@@ -132,6 +133,13 @@ function loadReading(data) {
   });
   showRetake(reasons);
   return n;
+}
+
+// What the server said of the table's calibration: applied, or why not (a "recalibrate: …" message).
+function calibrationNote(data) {
+  const c = data.calibration;
+  if (!c || (!c.applied && !c.message.startsWith("recalibrate:"))) return "";
+  return c.applied ? " Read with your set's calibration." : ` ${c.message}`;
 }
 
 function foreignNote(n) {
@@ -442,6 +450,7 @@ async function onFile(file) {
   if ($("win-tile").value) form.append("win_tile", $("win-tile").value);
   if ($("flipped").value) form.append("flipped", $("flipped").value);
   form.append("annotate", "false"); // the page draws its own boxes
+  if (state.table) form.append("table", state.table);
   const seq = ++state.seq;
   try {
     const res = await fetch("/v1/score", { method: "POST", body: form });
@@ -450,7 +459,8 @@ async function onFile(file) {
     if (!res.ok) { failedUpload(data.error ? data.error.message : `Error ${res.status}`); return; }
     showPhoto(blob, data.image);
     const foreign = loadReading(data);
-    setStatus(`${foreignNote(foreign)}${data.tiles.length - foreign} tiles found in ${data.seconds.toFixed(1)} s.`);
+    setStatus(`${foreignNote(foreign)}${data.tiles.length - foreign} tiles found in ${data.seconds.toFixed(1)} s.` +
+              calibrationNote(data));
     if (foreign) { changed(); return; } // the server scored the hand with them: score what is left
     render();
     renderResult(data.analysis, data.score_error && data.score_error.message, data.assumptions);
@@ -496,6 +506,7 @@ async function liveTick() {
     const blob = await downscale(video, video.videoWidth, video.videoHeight);
     const form = new FormData();
     form.append("image", blob, "frame.jpg");
+    if (state.table) form.append("table", state.table);
     const res = await fetch("/v1/read", { method: "POST", body: form });
     const data = await res.json();
     if (!live.stream) return;

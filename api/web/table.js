@@ -75,6 +75,8 @@ function showView(table) {
   $("tab-score").toggleAttribute("aria-current", !on);
   $("sub").textContent = on ? "A table's evening: each round's settlement, running totals, history."
     : "Photograph one player's tiles: hand type, fan, waits.";
+  // The scorer's photos are this table's round photos while it is open: read with its set's calibration.
+  state.table = on && T.table && !T.readonly ? T.table.id : null;
   if (!on) setTarget(null);
 }
 
@@ -187,8 +189,10 @@ async function openTable(id) {
   $("table-card").hidden = false;
   $("history-card").hidden = false;
   $("round-card").hidden = T.readonly;
+  $("set-card").hidden = T.readonly;
   showView(true);
   renderTable();
+  if (!T.readonly) loadSet();
   if (!T.readonly) resetRoundForm(false);
 }
 
@@ -201,6 +205,8 @@ async function reloadTable() {
 function showStart() {
   T.table = null;
   T.rounds = [];
+  state.table = null;
+  $("set-card").hidden = true;
   $("table-start").hidden = false;
   $("table-card").hidden = true;
   $("round-card").hidden = true;
@@ -482,6 +488,85 @@ function editRound(r) {
   $("round-card").scrollIntoView({ block: "start" });
 }
 
+// ----------------------------------------------------------------------------------- teach it your set
+
+// The table's calibration: a photo of its own 27 suited tiles in three rows, kept on the server; the table's
+// round photos are then named with it too (the scorer sends the table's id with each photo).
+function setStatus2(text, isError = false) {
+  const el = $("set-status");
+  el.textContent = text;
+  el.classList.toggle("error", isError);
+}
+
+const tileWords = (t) => (TILES.includes(t) ? `${t} ${t[0]}${SUIT_ZH[t[1]]}` : t);
+
+function renderSet(cal) {
+  $("set-clear").hidden = !cal;
+  $("set-take").textContent = cal ? "Photograph again 重拍" : "Photograph the 27 tiles 拍照";
+  const list = $("set-disagreed");
+  list.hidden = !cal || !cal.disagreed.length;
+  if (!cal) {
+    $("set-state").textContent = "Not taught yet: this table's photos are read with the shipped models. If your "
+      + "tiles look unlike the usual sets (other colours, characters or bamboo art), teach it your set once.";
+    list.replaceChildren();
+    return;
+  }
+  const named = Math.round(cal.agreement * 27);
+  const taught = ` Taught ${new Date(cal.created_at).toLocaleString()}; without it the models named ${named} of `
+    + "the 27 tiles as their place says.";
+  // The models were retrained since: the server reads without it until the set is photographed again.
+  $("set-state").replaceChildren(cal.recalibrate
+    ? h("b", { class: "error" }, `Photograph your set again: ${cal.recalibrate}. Until then photos are read without it.`)
+    : h("b", {}, "This table's photos are read with your set's calibration."), taught);
+  list.replaceChildren(...cal.disagreed.map((d) => h("li", {}, h("b", {}, tileWords(d.tile)),
+    ` was read as ${tileWords(d.read_as)}`)));
+}
+
+async function loadSet() {
+  const id = T.table.id;
+  const r = await api("GET", `/v1/tables/${id}/calibration`);
+  if (!T.table || T.table.id !== id) return;
+  if (!r.ok) { setStatus2(errorText(r), true); return; }
+  renderSet(r.data.calibration);
+  setStatus2("");
+}
+
+async function teachSet(file) {
+  if (!file || !T.table) return;
+  setStatus2("Finding the 27 tiles…");
+  let blob = file;
+  try {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    blob = await downscale(bitmap, bitmap.width, bitmap.height);
+  } catch {
+    // A format the browser cannot draw (e.g. HEIC): send it as is, the server says what it accepts.
+  }
+  const form = new FormData();
+  form.append("image", blob, "set.jpg");
+  try {
+    const res = await fetch(`/v1/tables/${T.table.id}/calibrate`, { method: "POST", body: form });
+    const data = await res.json();
+    if (!res.ok) { setStatus2(data.error ? data.error.message : `Error ${res.status}`, true); return; }
+    T.table = data.table; // the table's version went up
+    renderSet(data.calibration);
+    const named = Math.round(data.calibration.agreement * 27);
+    setStatus2(`Your set is taught: all 27 tiles found (${named} named as placed without it). Round photos `
+      + "are now read with it.");
+  } catch (err) {
+    setStatus2(`Upload failed: ${err.message}`, true);
+  } finally {
+    $("set-file").value = ""; // the same photo again is a new choice
+  }
+}
+
+async function removeSet() {
+  const r = await api("DELETE", `/v1/tables/${T.table.id}/calibration`);
+  if (!r.ok) { setStatus2(errorText(r), true); return; }
+  T.table = r.data.table;
+  renderSet(null);
+  setStatus2("Removed: round photos are read with the shipped models only.");
+}
+
 // ------------------------------------------------------------------------------- tiles from the scorer
 
 function photoFor(s) {
@@ -677,6 +762,8 @@ function initTable() {
   $("undo").addEventListener("click", undoLast);
   $("close-table").addEventListener("click", () => { showStart(); });
   $("use-hand").addEventListener("click", useScoredHand);
+  $("set-file").addEventListener("change", (ev) => teachSet(ev.target.files[0]));
+  $("set-clear").addEventListener("click", removeSet);
   // A photo for a seat: bring the scorer (photo, tiles to correct) into view while it is read.
   $("file").addEventListener("change", () => { if (T.target != null) $("capture").scrollIntoView({ block: "start" }); });
   $("tab-table").addEventListener("click", (ev) => {

@@ -146,7 +146,7 @@ def test_teach_a_table_its_set_and_read_its_photos_with_it(client):
                     params={"expected_version": 1})
     assert r.status_code == 200, r.text
     kept = r.json()["calibration"]
-    assert kept["model"] == DEFAULT_CLASSIFIER.name and kept["kind"] == "features"
+    assert kept["model"] == DEFAULT_CLASSIFIER.name and kept["kind"] == "features" and kept["recalibrate"] is None
     assert len(kept["disagreed"]) == round((1 - kept["agreement"]) * 27)
     assert r.json()["table"]["version"] == 2
 
@@ -179,7 +179,11 @@ def test_a_calibration_that_no_longer_fits_reads_without_it(client, stale):
     made = made_calibration("zhuoji-crops-old.onnx") if stale == "other model" \
         else made_calibration(DEFAULT_CLASSIFIER.name, dim=8)
     tid = new_table(client)["id"]
-    assert client.put(f"/v1/tables/{tid}/calibration", json=made).status_code == 200
+    kept = client.put(f"/v1/tables/{tid}/calibration", json=made)
+    assert kept.status_code == 200
+    if stale == "other model":  # known from the summary alone, before any photo
+        assert "zhuoji-crops-old.onnx" in kept.json()["calibration"]["recalibrate"]
+        assert client.get(f"/v1/tables/{tid}/calibration").json()["calibration"] == kept.json()["calibration"]
     plain = client.post("/v1/read", files=photo).json()
     for path in ("/v1/read", "/v1/score"):
         r = client.post(path, files=photo, data={"table": tid})
