@@ -13,6 +13,7 @@ from pipeline.errors import Refused
 from pipeline.models import CalibrationNote
 from vision.calibrate import (
     SUITED,
+    TURNS,
     Calibration,
     CalibrationError,
     apply_calibration,
@@ -87,7 +88,7 @@ def calibration_problem(detector: Detector | None, model: str, kind: str) -> str
     if detector.classifier is None:
         return "calibration needs the crop classifier, and this service runs without one"
     try:  # the same check as a photo's, on the summary alone (the references are not needed for it)
-        check_compatible(Calibration(np.zeros((SUITED, 4, 1), np.float32), kind, model, 0.0), detector.classifier)
+        check_compatible(Calibration(np.zeros((SUITED, len(TURNS), 1), np.float32), kind, model, 0.0), detector.classifier)
     except CalibrationError as exc:
         return str(exc)
     return None

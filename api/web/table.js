@@ -516,7 +516,8 @@ function renderSet(cal) {
     + "the 27 tiles as their place says.";
   // The models were retrained since: the server reads without it until the set is photographed again.
   $("set-state").replaceChildren(cal.recalibrate
-    ? h("b", { class: "error" }, `Photograph your set again: ${cal.recalibrate}. Until then photos are read without it.`)
+    ? h("b", { class: "error", title: cal.recalibrate }, "The models were updated since your set was taught: "
+        + "photograph it again. Until then photos are read without it.")
     : h("b", {}, "This table's photos are read with your set's calibration."), taught);
   list.replaceChildren(...cal.disagreed.map((d) => h("li", {}, h("b", {}, tileWords(d.tile)),
     ` was read as ${tileWords(d.read_as)}`)));

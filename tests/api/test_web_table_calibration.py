@@ -115,7 +115,8 @@ def test_teach_the_table_its_set(browser, served, photos, tmp_path, width):
 
     # Remove it: photos are read with the shipped models only.
     page.reload()
-    expect(page.locator("#set-state")).to_contain_text("Photograph your set again: this calibration was made with")
+    expect(page.locator("#set-state")).to_contain_text("The models were updated since your set was taught")
+    assert "zhuoji-crops-old.onnx" in page.locator("#set-state b").get_attribute("title")
     expect(page.locator("#set-clear")).to_be_visible()
     expect(page.locator("#set-disagreed li")).to_have_count(2)  # the made-up file lists 1s and 7s
     expect(page.locator("#set-disagreed")).to_contain_text("1s 1条 was read as other")
