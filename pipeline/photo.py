@@ -45,6 +45,7 @@ from vision.detect import Detector
 from vision.detections import Detections
 from vision.layout import Layout, layout
 from vision.reading import Reading, read
+from vision.upright import look_at_faces
 
 ANNOTATED_MAX_SIDE = 1280  # the annotated JPEG is for a phone screen; full resolution only costs bandwidth
 
@@ -103,6 +104,10 @@ def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto
         dets = calibrated(detector, calibration, image, dets)
         check(deadline)
     lay = layout(dets, mode="hand")
+    if detector.classifier is not None and detector.upright is not None:  # a row up or down the photo: its faces
+        faced = look_at_faces(detector.classifier, detector.upright, image, dets, lay)
+        if faced is not None:
+            dets, lay = faced, layout(faced, mode="hand")
     reading = read(dets, lay, image)
     return Photo(image, dets, lay, reading, time.perf_counter() - start, full_size)
 
