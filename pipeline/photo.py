@@ -96,7 +96,8 @@ def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto
     detector also looks at the photo turned 180° ("auto": when a tile is doubtful after the first look); ``start``:
     when decoding began, for ``seconds``; ``deadline``: checked between model runs (:mod:`vision.deadline`);
     ``full_size``: the photo's (width, height) when ``image`` is a reduced decode of it; ``calibration``: the
-    table's own set's references also name the tiles (``vision.calibrate``)."""
+    table's own set's references also name the tiles (``vision.calibrate``). A hand running up or down the photo
+    is laid out again with the evidence of which way its faces point (``vision.upright``)."""
     start = time.perf_counter() if start is None else start
     dets = detector(image, turned=turned, deadline=deadline)
     check(deadline)
@@ -104,8 +105,12 @@ def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto
         dets = calibrated(detector, calibration, image, dets)
         check(deadline)
     lay = layout(dets, mode="hand")
-    if detector.classifier is not None and detector.upright is not None:  # a row up or down the photo: its faces
-        faced = look_at_faces(detector.classifier, detector.upright, image, dets, lay)
+    # A row up or down the photo: its faces tell the player's side. Stand-in detectors (tests, scripts) may have
+    # neither a classifier nor a probe.
+    classifier, probe = getattr(detector, "classifier", None), getattr(detector, "upright", None)
+    if classifier is not None and probe is not None:
+        check(deadline)
+        faced = look_at_faces(classifier, probe, image, dets, lay)
         if faced is not None:
             dets, lay = faced, layout(faced, mode="hand")
     reading = read(dets, lay, image)
