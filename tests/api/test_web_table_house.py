@@ -14,7 +14,16 @@ import pytest
 
 from api.app import create_app
 from scoring import settle
-from tests.api.web_support import DESKTOP, PHONE, WEB_MARKS, Problems, ServerThread, launch_browser, screenshot, sync_api
+from tests.api.web_support import (
+    DESKTOP,
+    PHONE,
+    WEB_MARKS,
+    Problems,
+    ServerThread,
+    launch_browser,
+    screenshot,
+    sync_api,
+)
 from tests.tables.support import E1_PLAYERS
 
 pytestmark = WEB_MARKS
