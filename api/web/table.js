@@ -384,17 +384,17 @@ function seatRow(s) {
       h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting` }), " 报听"),
       h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "Photo 拍照")),
     h("div", { class: "seat-body", id: `s${s}-body` },
-    h("label", {}, "Tiles (MPSZ; a winner's without the winning tile) ",
-      h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
-    h("div", { class: "melds", id: `s${s}-melds` }),
-    h("div", { class: "row small" },
-      h("button", { class: "btn small", type: "button", onclick: () => addMeld(s) }, "+ 碰/杠 meld"),
-      h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "River 河"),
-        h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
-      h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
-                    onclick: () => addRiver(s, "1s") }, "+1s"),
-      h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
-                    onclick: () => addRiver(s, "8p") }, "+8p"))));
+      h("label", {}, "Tiles (MPSZ; a winner's without the winning tile) ",
+        h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
+      h("div", { class: "melds", id: `s${s}-melds` }),
+      h("div", { class: "row small" },
+        h("button", { class: "btn small", type: "button", onclick: () => addMeld(s) }, "+ 碰/杠 meld"),
+        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "River 河"),
+          h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
+        h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
+                      onclick: () => addRiver(s, "1s") }, "+1s"),
+        h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
+                      onclick: () => addRiver(s, "8p") }, "+8p"))));
   return row;
 }
 
@@ -589,8 +589,7 @@ function loadRoundIntoForm(round) {
     $("r-hot").checked = !!o.hot_discard;
     $("r-robbed").checked = !!o.robbed_kong;
   }
-  for (const s of SEATS) notReadyChanged(s);
-  renderHouseInputs();
+  // setHowRound above showed the inputs this round has (不叫 seats, house rules); now their values.
   $("r-first-draw").checked = !!(o.type === "win" && o.first_draw);
   $("r-genzhuang").checked = !!round.gen_zhuang;
   $("r-first8p").value = round.first_8p ? String(round.first_8p.discarder) : "";
