@@ -214,10 +214,16 @@ class PlayerSettlement(OutModel):
 
 
 class PlayerIn(StrictModel):
-    concealed: Mpsz | list[Tile] = Field(description="13 tiles counting 3 per meld; a winner's exclude the win tile")
+    """A seat's tiles; at 黄牌 (draw) a hand not shown may be ``{"not_ready": true}`` instead (not 叫牌)."""
+
+    concealed: Mpsz | list[Tile] = Field(None, validate_default=False,
+                                         description="13 tiles counting 3 per meld; a winner's exclude the win "
+                                                     "tile. Required unless not_ready")
     melds: list[MeldIn] = Field(default_factory=list, max_length=4)
     river: Mpsz | list[Tile] = Field("", description="discards still in front of the player (a list keeps order)")
     bao_ting: StrictBool = False
+    not_ready: StrictBool = Field(False, description="黄牌 (draw) only: this player is not 叫牌 (not ready) and his "
+                                                     "hand is not shown; give no tiles with it")
 
 
 class WinOutcome(StrictModel):

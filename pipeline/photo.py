@@ -46,6 +46,7 @@ from vision.detect import Detector
 from vision.detections import Detections
 from vision.layout import Layout, layout
 from vision.reading import Reading, read
+from vision.upright import look_at_faces
 
 ANNOTATED_MAX_SIDE = 1280  # the annotated JPEG is for a phone screen; full resolution only costs bandwidth
 
@@ -98,7 +99,9 @@ def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto
     when decoding began, for ``seconds``; ``deadline``: checked between model runs (:mod:`vision.deadline`);
     ``full_size``: the photo's (width, height) when ``image`` is a reduced decode of it; ``calibration``: the
     table's own set's references also name the tiles (``vision.calibrate``): one sent with the photo must fit the
-    crop classifier (else refused), a table's stored one is left out when it no longer does (the note says so)."""
+    crop classifier (else refused), a table's stored one is left out when it no longer does (the note says so). A
+    hand running up or down the photo is laid out again with the evidence of which way its faces point
+    (``vision.upright``)."""
     start = time.perf_counter() if start is None else start
     dets = detector(image, turned=turned, deadline=deadline)
     check(deadline)
@@ -111,6 +114,14 @@ def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto
         note = CalibrationNote(applied=True, source="request", message="read with the calibration sent")
         check(deadline)
     lay = layout(dets, mode="hand")
+    # A row up or down the photo: its faces tell the player's side. Stand-in detectors (tests, scripts) may have
+    # neither a classifier nor a probe.
+    classifier, probe = getattr(detector, "classifier", None), getattr(detector, "upright", None)
+    if classifier is not None and probe is not None:
+        check(deadline)
+        faced = look_at_faces(classifier, probe, image, dets, lay)
+        if faced is not None:
+            dets, lay = faced, layout(faced, mode="hand")
     reading = read(dets, lay, image)
     return Photo(image, dets, lay, reading, time.perf_counter() - start, full_size, note)
 

@@ -6,6 +6,7 @@ The state is the JSON form of the table at the end of a hand (RULES.md §10)::
      "dealer": 0, "streak": 1, "base": 1,                                   # optional: 0, 1, the rules' 底分
      "players": [{"concealed": "123m456p...", "melds": [{"type": "pong", "tile": "5m", "from": 2}],
                   "river": "1s9m" or ["1s", "9m"], "bao_ting": false}, ... 4 seats],
+                # at 黄牌 a seat may be {"not_ready": true}: not 叫牌, hand not shown (scoring.table)
      "outcome": {"type": "win", "winners": [1], "win_tile": "5p", "self_drawn": true, "discarder": null,
                  "kong_draw": false, "hot_discard": false, "robbed_kong": false}
               | {"type": "draw"}
@@ -67,7 +68,7 @@ def settle(state: Mapping[str, Any] | Table,
 def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
     """(all waits, waits that count for 叫牌) per seat; with ``dead_wait_counts=false`` a wait whose four
     copies are all on the table (hands, melds, rivers, winning and flipped tile) does not count."""
-    all_waits = [shape_waits(list(p.concealed), list(p.melds)) for p in table.players]
+    all_waits = [[] if p.not_ready else shape_waits(list(p.concealed), list(p.melds)) for p in table.players]
     if table.rules.dead_wait_counts:
         return all_waits, all_waits
     counts = table_counts(table)
@@ -87,6 +88,7 @@ def _ting(table: Table, counted: list[list[str]]) -> list[bool]:
 def _ting_line(ting: list[bool], table: Table) -> str:
     ready = [f"P{s}" + (" (报听)" if table.players[s].bao_ting else "") for s in range(SEATS) if ting[s]]
     not_ready = [f"P{s}" + (" (declared 报听 but not ready)" if table.players[s].bao_ting else "")
+                 + (" (said not ready, hand not shown)" if table.players[s].not_ready else "")
                  for s in range(SEATS) if not ting[s]]
     return f"叫牌 (ready): {', '.join(ready) or 'nobody'}; not 叫牌: {', '.join(not_ready) or 'nobody'}"
 

@@ -9,6 +9,11 @@ the state wins over the base of the rules (``"base": null`` = not given). Inputs
 (docs/house-rules.md): ``"gen_zhuang": true`` (跟庄), ``"first_8p"`` (the first discarded 8p, as ``first_1s``),
 ``"first_draw": true`` in a win outcome (天胡/地胡); they are accepted under any rules and score only when
 their switch is on.
+
+A seat at 黄牌 (exhaustive draw) may be ``{"not_ready": true}`` instead of its tiles: the table says that player
+is not 叫牌 (not ready) without showing his hand. Nothing else of his is needed at a draw (no 豆, no 鸡; he only
+pays 查叫), so such a seat carries no tiles; any other outcome needs every hand and refuses it. A seat said to be
+叫牌 must show its tiles: his wait and best fan decide what he is paid.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class Player:
     melds: tuple[Meld, ...]
     river: tuple[str, ...]  # discards still in front of the player, in discard order when given as a list
     bao_ting: bool = False  # 报听 declared
+    not_ready: bool = False  # hand not shown: said to be not 叫牌 at a draw (no tiles)
 
     @property
     def meld_tiles(self) -> list[str]:
@@ -119,7 +125,7 @@ class Table:
 
 _STATE_KEYS = {"rules", "dealer", "streak", "players", "outcome", "flipped", "first_1s", "base", "first_8p",
                "gen_zhuang"}
-_PLAYER_KEYS = {"concealed", "melds", "river", "bao_ting"}
+_PLAYER_KEYS = {"concealed", "melds", "river", "bao_ting", "not_ready"}
 _OUTCOME_KEYS = {
     "win": {"type", "winners", "win_tile", "self_drawn", "discarder", "kong_draw", "hot_discard", "robbed_kong",
             "first_draw"},
@@ -208,7 +214,16 @@ def _tiles(value: Any, where: str) -> tuple[str, ...]:
 
 def _player(value: Any, seat: int) -> Player:
     where = f"P{seat}"
-    obj = _object(value, where, _PLAYER_KEYS, required=("concealed",))
+    obj = _object(value, where, _PLAYER_KEYS)
+    if _flag(obj.get("not_ready", False), f"{where} not_ready (not 叫牌)"):
+        given = sorted(k for k in obj if k != "not_ready")
+        if given:
+            raise ValueError(f"{where} is marked not_ready (not 叫牌, hand not shown), so give no "
+                             f"{', '.join(given)}: either the tiles or not_ready")
+        return Player(concealed=(), melds=(), river=(), not_ready=True)
+    if "concealed" not in obj:
+        raise ValueError(f"{where} lacks 'concealed' (the tiles); at 黄牌 a hand not shown is "
+                         f"{{\"not_ready\": true}}")
     raw_melds = obj.get("melds") or []
     if not isinstance(raw_melds, list):
         raise ValueError(f"{where} melds must be a list of meld objects, not {type(raw_melds).__name__}")
@@ -304,6 +319,11 @@ def _table_tiles(table: Table, seat: int) -> list[str]:
 
 
 def _check_player(table: Table, seat: int, player: Player) -> None:
+    if player.not_ready:
+        if not isinstance(table.outcome, Draw):
+            raise ValueError(f"P{seat} is marked not_ready without tiles, which only a 黄牌 (draw) round allows: "
+                             f"a win or a penalty is settled from every hand (豆, 鸡), so give P{seat}'s tiles")
+        return
     size = len(player.concealed) + 3 * len(player.melds)
     outcome = table.outcome
     is_winner = isinstance(outcome, Win) and seat in outcome.winners
@@ -376,6 +396,8 @@ def _check_first(table: Table, first: FirstOneS | None, tile: str, where: str) -
     if first is None:
         return
     d, r = first.discarder, first.claimed_by
+    if table.players[d].not_ready or (r is not None and table.players[r].not_ready):
+        return  # a hand not shown at 黄牌: nothing to check it against, and a draw pays no 鸡
     won_on_it = table.first_is_win_tile(first, tile)
     if r is None:
         if tile not in table.players[d].river and not won_on_it:

@@ -26,6 +26,7 @@ from vision.detections import Detections, box_intersection, box_iou
 from vision.images import ImageError, load_image, load_image_reduced
 from vision.sessions import open_session
 from vision.tiling import DECIDE_CONF, Window, inner_cut, plan_windows, texture_map, windows_over
+from vision.upright import load_probe
 
 __all__ = ["Detector", "ImageError", "detect", "get_detector", "letterbox", "load_image"]
 
@@ -84,6 +85,7 @@ class Detector:
             back_check = DEFAULT_BACK_CHECK if DEFAULT_BACK_CHECK.is_file() else None
         self.classifier = Classifier(classifier, threads) if classifier is not None else None
         self.back_check = BackCheck(back_check, threads) if back_check is not None else None
+        self.upright = load_probe(self.classifier)  # which way faces point (vision/upright.py), if it fits
         path = Path(model_path)
         self.session = open_session(path, threads, "model")
         self.input_name = self.session.get_inputs()[0].name

@@ -19,6 +19,8 @@ class Detections:
     image_size: (width, height) of the original image.
     probs: (N, classes) float32 every class's probability (normalised over classes), or None where only the top 3
     are known (hand-made detections); the crop classifier weighs all of them, not only the top 3.
+    facing: (N, 2) float32 where each box's face points (image x, y: towards the top of its glyph), its length
+    the log-odds of that against the opposite way (``vision.upright``); zero where not looked at. None: no box was.
     """
 
     xyxy: np.ndarray
@@ -28,6 +30,7 @@ class Detections:
     top3_prob: np.ndarray = field(default=None)  # type: ignore[assignment]
     image_size: tuple[int, int] = (0, 0)
     probs: np.ndarray | None = None
+    facing: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
@@ -41,6 +44,8 @@ class Detections:
         self.top3_prob = np.asarray(self.top3_prob, dtype=np.float32).reshape(n, 3)
         if self.probs is not None:
             self.probs = np.asarray(self.probs, dtype=np.float32).reshape(n, len(CLASS_NAMES))
+        if self.facing is not None:
+            self.facing = np.asarray(self.facing, dtype=np.float32).reshape(n, 2)
 
     def __len__(self) -> int:
         return len(self.xyxy)
@@ -48,7 +53,8 @@ class Detections:
     def __getitem__(self, index: np.ndarray | slice | list[int]) -> Detections:
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
                           self.top3_class[index], self.top3_prob[index], self.image_size,
-                          None if self.probs is None else self.probs[index])
+                          None if self.probs is None else self.probs[index],
+                          None if self.facing is None else self.facing[index])
 
     def rescaled(self, image_size: tuple[int, int]) -> Detections:
         """The same boxes in the pixels of the same photo at another size (found on a reduced decode)."""
@@ -56,7 +62,7 @@ class Detections:
             return self
         fx, fy = image_size[0] / max(self.image_size[0], 1), image_size[1] / max(self.image_size[1], 1)
         return Detections(self.xyxy * np.array([fx, fy, fx, fy], np.float32), self.confidence, self.class_id,
-                          self.top3_class, self.top3_prob, tuple(image_size), self.probs)
+                          self.top3_class, self.top3_prob, tuple(image_size), self.probs, self.facing)
 
     @classmethod
     def empty(cls, image_size: tuple[int, int] = (0, 0)) -> Detections:

@@ -20,8 +20,10 @@ Stages, each a small function over plain arrays:
    form a block (hand row + meld row; the river's rows).
 5. ``_assign``: the hand block, its concealed groups and its melds (the count rule concealed + 3 per meld
    = 13 or 14 settles doubtful cases), the river block, the indicator, the rest unassigned with a reason.
-6. ``_orient``: the river lies beyond the hand (farther from the player); without a river, perspective
-   (far tiles are smaller) decides; else the photo is taken to be upright.
+6. ``_orient``: the river lies beyond the hand (farther from the player); without a river, the faces of the
+   hand point away from the player when the detections carry that evidence (``Detections.facing``, from
+   ``vision.upright``, for rows running up or down the photo); then perspective (far tiles are smaller)
+   decides; else the photo is taken to be upright.
 7. ``_build``: the :class:`Layout`, in reading order, with a confidence per part.
 
 ``layout(dets)`` returns a :class:`Layout`; ``layout(dets, mode="table")`` a list of four, one per seat.
@@ -55,6 +57,7 @@ TILE_ASPECT = 1.35  # a tile's length / its width (about 35 × 26 mm)
 MELD_DOUBT = 3.5  # a group whose tiles are one tile at under e^-3.5 the odds of their top-1 is no meld
 LONE_MIN_CONFIDENCE = 0.5  # a lone box weaker than this is more likely a false detection than a tile
 LONE_SIZE_TOLERANCE = 0.35  # log size difference to the tiles around (≈ ±40%) a lone tile may show
+FACING_SURE = 2.0  # the hand's faces decide its orientation when their summed log-odds reach this
 LEGAL_COUNTS = (13, 14)  # concealed + 3 per meld: waiting, or holding the winning tile
 
 
@@ -122,8 +125,8 @@ class Layout:
     rows in degrees, image axes (x right, y down; clockwise positive), pointing left to right for the player.
     holes: tile-sized gaps inside the concealed row (a tile the detector probably missed).
     confidence: per part, 0..1 ("concealed": its gaps clear and its count legal; "river": well apart from the
-    hand; "indicator": the only lone tile; "orientation": 1 from the river, 0.8 from perspective, 0.5 assumed
-    upright; "hand": 0.5 when two blocks of rows could each be the hand); each meld has its own.
+    hand; "indicator": the only lone tile; "orientation": 1 from the river, 0.9 from the faces, 0.8 from
+    perspective, 0.5 assumed upright; "hand": 0.5 when two blocks of rows could each be the hand); each meld has its own.
     notes: human-readable doubts found while grouping.
     """
 
@@ -209,7 +212,7 @@ def layout_hand(dets: Detections, subset: np.ndarray | None = None, *, angle: fl
     blocks = _blocks(geo, groups, rows)
     parts = _assign(geo, dets, kept, groups, rows, blocks)
     if not fixed:
-        _orient(geo, groups, rows, parts)
+        _orient(geo, groups, rows, parts, None if dets.facing is None else dets.facing[kept])
     return _build(dets, kept, geo, groups, rows, parts, out)
 
 
@@ -1056,9 +1059,11 @@ def _boxes_of(groups: list[list[int]], rows: list[list[int]], parts: _Parts) -> 
     return hand, river
 
 
-def _orient(geo: _Geometry, groups: list[list[int]], rows: list[list[int]], parts: _Parts) -> None:
-    """Turn the frame so the player sits at +v: the river lies beyond the hand; without a river, far tiles
-    look smaller under perspective; failing both, keep the photo upright (rows read left to right)."""
+def _orient(geo: _Geometry, groups: list[list[int]], rows: list[list[int]], parts: _Parts,
+            facing: np.ndarray | None = None) -> None:
+    """Turn the frame so the player sits at +v: the river lies beyond the hand; without a river, the hand's
+    faces point away from the player (``facing``, per kept box, when looked at); else far tiles look smaller
+    under perspective; failing all, keep the photo upright (rows read left to right)."""
     hand, river = _boxes_of(groups, rows, parts)
     depth = geo.depth0
     if hand and river:
@@ -1067,6 +1072,14 @@ def _orient(geo: _Geometry, groups: list[list[int]], rows: list[list[int]], part
             geo.flip()
         parts.confidence["orientation"] = 1.0 if abs(dv) > 1.5 * depth else 0.7
         return
+    if facing is not None and hand:
+        away = np.array([math.sin(geo.theta), -math.cos(geo.theta)])  # -v: from the player across the row
+        vote = float((facing[hand] @ away).sum())
+        if abs(vote) >= FACING_SURE:
+            if vote < 0:
+                geo.flip()
+            parts.confidence["orientation"] = 0.9
+            return
     if len(hand) >= 6:
         v = geo.v[hand] / depth
         if np.ptp(v) >= 1.0:

@@ -26,6 +26,10 @@ const SWITCHES = [
   { key: "bao_ji_shared", kind: "bool", zh: "包鸡大家赔", en: "a chicken in a non-ready river is paid by every player not ready" },
   { key: "chongfeng_moves", kind: "bool", zh: "冲锋鸡跟着碰走", en: "a claimed 冲锋鸡 goes to a ready (叫牌) claimer" },
   { key: "dadiaoche", kind: "int", min: 0, zh: "大吊车 番数", en: "four melds laid, won on the pair alone: its fan (0 = off)" },
+  { key: "tianhu", kind: "int", min: 0, zh: "天胡 番数", en: "the dealer wins on his dealt 14 tiles: its fan (0 = off)" },
+  { key: "dihu", kind: "int", min: 0, zh: "地胡 番数", en: "another player self-draws on his first draw: its fan (0 = off)" },
+  { key: "genzhuang", kind: "int", min: 0, zh: "跟庄 庄家赔每家", en: "all three follow the dealer's first discard: he pays each this much (0 = off)" },
+  { key: "wuguji_chongfeng", kind: "bool", zh: "八筒冲锋鸡", en: "the first 8p discarded is a 冲锋鸡 too (needs 乌骨鸡)" },
   { key: "base", kind: "int", min: 1, zh: "底分", en: "points per fan" },
 ];
 
@@ -38,6 +42,8 @@ const T = {
   preview: null, // the last settlement shown
   idem: null, // Idempotency-Key of the round being saved (kept for a retry)
   undoArmed: false,
+  profiles: {}, // saved house profiles by name (GET /v1/profiles)
+  profileExtra: {}, // rules keys of the chosen saved profile that the start form has no input for (kept as they are)
 };
 
 const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
@@ -120,7 +126,7 @@ function refreshDealerNames() {
 
 // The switches start at the preset's values, so only what the table changes is sent as an override.
 const HOUSE_OFF = { yipao_chicken: "first", zeren_scope: "first", bao_ji_shared: false, chongfeng_moves: false,
-                    dadiaoche: 0, base: 1 };
+                    dadiaoche: 0, tianhu: 0, dihu: 0, genzhuang: 0, wuguji_chongfeng: false, base: 1 };
 const PRESET_VALUES = {
   "gy-normal": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
                  chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
@@ -142,13 +148,76 @@ function presetDefaults() {
 function rulesFromForm() {
   const preset = $("t-preset").value;
   const base = PRESET_VALUES[preset];
-  const overrides = {};
+  const overrides = { ...T.profileExtra };
   for (const sw of SWITCHES) {
     const el = $(`sw-${sw.key}`);
     const value = sw.kind === "bool" ? el.checked : sw.kind === "int" ? Number(el.value) : el.value;
     if (value !== base[sw.key]) overrides[sw.key] = value;
   }
   return Object.keys(overrides).length ? { preset, ...overrides } : preset;
+}
+
+// ---------------------------------------------------------------------------------- saved house profiles
+
+async function listProfiles(select = null) {
+  const r = await api("GET", "/v1/profiles");
+  if (!r.ok) { profileStatus(errorText(r), true); return; }
+  T.profiles = Object.fromEntries(r.data.profiles.map((p) => [p.name, p.rules]));
+  const keep = select ?? $("t-profile").value;
+  $("t-profile").replaceChildren(option("", "— none, choose below —"),
+                                 ...r.data.profiles.map((p) => option(p.name, p.name)));
+  $("t-profile").value = keep in T.profiles ? keep : "";
+}
+
+function profileStatus(text, isError = false) {
+  const el = $("profile-status");
+  el.textContent = text;
+  el.classList.toggle("error", isError);
+}
+
+// A saved profile fills the preset and the switches; its keys without an input here are kept and shown.
+function profileChosen() {
+  const name = $("t-profile").value;
+  T.profileExtra = {};
+  if (!name) { presetChanged(); return; }
+  const rules = T.profiles[name];
+  const { preset = "gy-normal", ...overrides } = typeof rules === "string" ? { preset: rules } : rules;
+  $("t-preset").value = preset;
+  presetDefaults();
+  for (const [key, value] of Object.entries(overrides)) {
+    const sw = SWITCHES.find((x) => x.key === key);
+    if (!sw) { T.profileExtra[key] = value; continue; }
+    if (sw.kind === "bool") $(`sw-${key}`).checked = value;
+    else $(`sw-${key}`).value = String(value);
+  }
+  showProfileExtra();
+  $("t-profile-name").value = name;
+  $("t-house").open = true;
+  profileStatus(`House rules “${name}”: ${rulesText(rules)}.`);
+}
+
+function showProfileExtra() {
+  const extra = Object.entries(T.profileExtra);
+  $("t-profile-extra").hidden = !extra.length;
+  $("t-profile-extra").textContent = extra.length
+    ? `Also from the profile 另有: ${extra.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}` : "";
+}
+
+function presetChanged() {
+  T.profileExtra = {};
+  $("t-profile").value = "";
+  showProfileExtra();
+  presetDefaults();
+}
+
+async function saveProfile() {
+  const name = $("t-profile-name").value.trim();
+  if (!name) { profileStatus("Give the house rules a name first.", true); return; }
+  const rules = rulesFromForm();
+  const r = await api("PUT", `/v1/profiles/${encodeURIComponent(name)}`, { rules });
+  if (!r.ok) { profileStatus(errorText(r), true); return; }
+  await listProfiles(r.data.name);
+  profileStatus(`Saved as “${r.data.name}”: ${rulesText(r.data.rules)}.`);
 }
 
 async function startTable(ev) {
@@ -213,6 +282,7 @@ function showStart() {
   $("history-card").hidden = true;
   if (location.hash.startsWith("#table=")) history.replaceState(null, "", "/#table");
   listRecent();
+  listProfiles();
 }
 
 function rulesText(rules) {
@@ -240,6 +310,8 @@ function renderTable() {
   renderChart();
   for (const id of ["r-winner", "r-discarder"]) fillSeatSelect($(id));
   for (const id of ["r-first1s", "r-claimed"]) fillSeatSelect($(id), { none: id === "r-first1s" ? "no 1s discarded" : "nobody" });
+  fillSeatSelect($("r-first8p"), { none: "no 8p discarded" });
+  fillSeatSelect($("r-claimed8p"), { none: "nobody" });
   renderSeatNames();
 }
 
@@ -312,20 +384,53 @@ function seatRow(s) {
   const row = h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
     h("div", { class: "seat-head" },
       h("b", { class: "seat-name", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
+      h("label", { class: "inline", id: `s${s}-notready-l`, hidden: how() !== "draw",
+                   title: "黄牌: not ready (no 叫), the tiles are not needed" },
+        h("input", { type: "checkbox", id: `s${s}-notready`, onchange: () => notReadyChanged(s) }), " 不叫 not ready"),
       h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting` }), " 报听"),
       h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "Photo 拍照")),
-    h("label", {}, "Tiles (MPSZ; a winner's without the winning tile) ",
-      h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
-    h("div", { class: "melds", id: `s${s}-melds` }),
-    h("div", { class: "row small" },
-      h("button", { class: "btn small", type: "button", onclick: () => addMeld(s) }, "+ 碰/杠 meld"),
-      h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "River 河"),
-        h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
-      h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
-                    onclick: () => addRiver(s, "1s") }, "+1s"),
-      h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
-                    onclick: () => addRiver(s, "8p") }, "+8p")));
+    h("div", { class: "seat-body", id: `s${s}-body` },
+      h("label", {}, "Tiles (MPSZ; a winner's without the winning tile) ",
+        h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
+      h("div", { class: "melds", id: `s${s}-melds` }),
+      h("div", { class: "row small" },
+        h("button", { class: "btn small", type: "button", onclick: () => addMeld(s) }, "+ 碰/杠 meld"),
+        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "River 河"),
+          h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
+        h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
+                      onclick: () => addRiver(s, "1s") }, "+1s"),
+        h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
+                      onclick: () => addRiver(s, "8p") }, "+8p"))));
   return row;
+}
+
+// 黄牌: a player who is not ready needs no tiles; what was typed stays, hidden, in case the tick was a slip.
+function notReadyChanged(s) {
+  const skipped = how() === "draw" && $(`s${s}-notready`).checked;
+  $(`s${s}-body`).hidden = skipped;
+  $(`s${s}-photo`).hidden = skipped;
+  $(`s${s}-baoting`).closest("label").hidden = skipped;
+}
+
+const notShown = (s) => how() === "draw" && $(`s${s}-notready`).checked;
+
+// A house rule of the table (its rules object; a preset alone plays none of them).
+function houseRule(key) {
+  const rules = T.table && T.table.rules;
+  return rules && typeof rules === "object" ? rules[key] : undefined;
+}
+
+// The round inputs of the house rules, shown only when the table plays them.
+function renderHouseInputs() {
+  const v = how();
+  $("r-first-draw-l").hidden = v !== "self" || !(houseRule("tianhu") || houseRule("dihu"));
+  $("r-genzhuang-l").hidden = !houseRule("genzhuang");
+  $("r-first8p-row").hidden = v === "draw" || !houseRule("wuguji_chongfeng");
+  const kinds = [houseRule("tianhu") ? `天胡 ${houseRule("tianhu")}` : null, houseRule("dihu") ? `地胡 ${houseRule("dihu")}` : null];
+  $("r-first-draw-text").textContent = `${kinds.filter(Boolean).join(" / ")}: won on the first draw (nothing discarded or laid before)`;
+  if ($("r-genzhuang-l").hidden) $("r-genzhuang").checked = false;
+  if ($("r-first-draw-l").hidden) $("r-first-draw").checked = false;
+  if ($("r-first8p-row").hidden) { $("r-first8p").value = ""; $("r-claimed8p").value = ""; }
 }
 
 function addRiver(s, tile) {
@@ -392,7 +497,16 @@ function howChanged() {
   $("r-flags").hidden = v === "draw";
   $("r-kong-draw").closest("label").hidden = v !== "self";
   for (const id of ["r-hot", "r-robbed"]) $(id).closest("label").hidden = v === "self";
-  for (const s of SEATS) $(`seat-role-${s}`).dataset.how = v;
+  for (const s of SEATS) {
+    $(`seat-role-${s}`).dataset.how = v;
+    $(`s${s}-notready-l`).hidden = v !== "draw";
+    notReadyChanged(s);
+  }
+  // No 鸡 at a draw (RULES.md §6.4): the first 1s does not matter then.
+  $("r-first1s").closest(".grid2").hidden = v === "draw";
+  $("r-first1s-hint").hidden = v === "draw";
+  $("r-draw-hint").hidden = v !== "draw";
+  renderHouseInputs();
   T.preview = null;
   $("settle-preview").replaceChildren();
 }
@@ -413,7 +527,9 @@ function resetRoundForm(keepStatus = true) {
   fillSeatSelect($("r-discarder"), { value: "1" });
   fillSeatSelect($("r-first1s"), { none: "no 1s discarded", value: "" });
   fillSeatSelect($("r-claimed"), { none: "nobody", value: "" });
-  for (const id of ["r-kong-draw", "r-hot", "r-robbed"]) $(id).checked = false;
+  fillSeatSelect($("r-first8p"), { none: "no 8p discarded", value: "" });
+  fillSeatSelect($("r-claimed8p"), { none: "nobody", value: "" });
+  for (const id of ["r-kong-draw", "r-hot", "r-robbed", "r-first-draw", "r-genzhuang"]) $(id).checked = false;
   setHowRound("self");
   renderSeatNames();
   $("settle-preview").replaceChildren();
@@ -423,7 +539,7 @@ function resetRoundForm(keepStatus = true) {
 // The round as the table API takes it: the /v1/settle body without rules, dealer, streak and base.
 function roundFromForm() {
   const v = how();
-  const players = SEATS.map((s) => ({
+  const players = SEATS.map((s) => notShown(s) ? { not_ready: true } : ({
     concealed: normalise($(`s${s}-tiles`).value),
     melds: [...$(`s${s}-melds`).querySelectorAll(".meld-row")].map((row) => {
       const m = { type: row.querySelector(".m-type").value, tile: row.querySelector(".m-tile").value };
@@ -442,17 +558,25 @@ function roundFromForm() {
                 discarder: v === "self" ? null : Number($("r-discarder").value),
                 kong_draw: v === "self" && $("r-kong-draw").checked,
                 hot_discard: v !== "self" && $("r-hot").checked, robbed_kong: v !== "self" && $("r-robbed").checked };
+    if ($("r-first-draw").checked) outcome.first_draw = true;
   }
-  const first = $("r-first1s").value;
-  const claimed = $("r-claimed").value;
+  const firstOf = (who, by) => (v === "draw" || $(who).value === "" ? null
+    : { discarder: Number($(who).value), claimed_by: $(by).value === "" ? null : Number($(by).value) });
   // 翻鸡 is only turned after a win: a 黄牌 round has none.
-  return { players, outcome, flipped: v === "draw" ? null : $("r-flipped").value || null,
-           first_1s: first === "" ? null : { discarder: Number(first), claimed_by: claimed === "" ? null : Number(claimed) } };
+  const round = { players, outcome, flipped: v === "draw" ? null : $("r-flipped").value || null,
+                  first_1s: firstOf("r-first1s", "r-claimed") };
+  // The house-rule inputs go only into the rounds of tables that play them.
+  const first8p = firstOf("r-first8p", "r-claimed8p");
+  if (first8p) round.first_8p = first8p;
+  if ($("r-genzhuang").checked) round.gen_zhuang = true;
+  return round;
 }
 
 function loadRoundIntoForm(round) {
   $("seats").replaceChildren(...SEATS.map(seatRow));
   round.players.forEach((p, s) => {
+    $(`s${s}-notready`).checked = !!p.not_ready;
+    if (p.not_ready) return;
     $(`s${s}-tiles`).value = Array.isArray(p.concealed) ? p.concealed.join("") : p.concealed;
     $(`s${s}-river`).value = Array.isArray(p.river) ? p.river.join("") : (p.river || "");
     $(`s${s}-baoting`).checked = !!p.bao_ting;
@@ -471,6 +595,11 @@ function loadRoundIntoForm(round) {
     $("r-hot").checked = !!o.hot_discard;
     $("r-robbed").checked = !!o.robbed_kong;
   }
+  // setHowRound above showed the inputs this round has (不叫 seats, house rules); now their values.
+  $("r-first-draw").checked = !!(o.type === "win" && o.first_draw);
+  $("r-genzhuang").checked = !!round.gen_zhuang;
+  $("r-first8p").value = round.first_8p ? String(round.first_8p.discarder) : "";
+  $("r-claimed8p").value = round.first_8p && round.first_8p.claimed_by != null ? String(round.first_8p.claimed_by) : "";
   $("r-flipped").value = round.flipped || "";
   $("r-first1s").value = round.first_1s ? String(round.first_1s.discarder) : "";
   $("r-claimed").value = round.first_1s && round.first_1s.claimed_by != null ? String(round.first_1s.claimed_by) : "";
@@ -632,12 +761,21 @@ function settleBody(round) {
 
 async function previewRound() {
   const round = roundFromForm();
+  if (round.outcome.type === "draw") {
+    const empty = SEATS.filter((s) => !round.players[s].not_ready && !round.players[s].concealed);
+    if (empty.length) {
+      T.preview = null;
+      $("settle-preview").replaceChildren();
+      roundStatus(`${empty.map((s) => names()[s]).join(", ")}: type the tiles, or tick 不叫 not ready.`, true);
+      return null;
+    }
+  }
   const r = await api("POST", "/v1/settle", settleBody(round));
   if (!r.ok) { T.preview = null; $("settle-preview").replaceChildren(); roundStatus(errorText(r), true); return null; }
   let cha = null;
-  if (round.outcome.type === "draw") {
+  const shown = SEATS.filter((s) => round.players[s].concealed);
+  if (round.outcome.type === "draw" && shown.length >= 2) {
     // 查叫: who is 叫牌 and each wait with the copies left, from the hands shown.
-    const shown = SEATS.filter((s) => round.players[s].concealed);
     const c = await api("POST", "/v1/chajiao", { rules: T.table.rules, dealer: dealerOfRound(),
       players: shown.map((s) => ({ seat: s, concealed: round.players[s].concealed, bao_ting: round.players[s].bao_ting,
                                    melds: round.players[s].melds.map(({ type, tile }) => ({ type, tile })) })) });
@@ -655,8 +793,8 @@ function renderPreview(st, cha) {
   const parts = [h("h3", {}, "Who pays whom 谁给谁")];
   if (cha) {
     parts.push(h("table", { id: "chajiao" }, h("tr", {}, h("th", {}, ""), h("th", {}, "查叫"), h("th", {}, "waits (copies left)")),
-      cha.players.filter((p) => p.given).map((p) => h("tr", {}, h("td", {}, n[p.seat]),
-        h("td", {}, p.ting ? "叫牌 ready" : "未叫牌 not ready"),
+      cha.players.map((p) => h("tr", {}, h("td", {}, n[p.seat]),
+        h("td", {}, p.ting ? "叫牌 ready" : p.given ? "未叫牌 not ready" : "不叫 not ready (hand not shown)"),
         h("td", {}, p.waits.map((w) => `${w.tile} (${w.copies_left} left)`).join(", ") || "—")))));
   }
   parts.push(h("table", { id: "ledger" },
@@ -752,7 +890,9 @@ function route() {
 
 function initTable() {
   buildStartForm();
-  $("t-preset").addEventListener("change", presetDefaults);
+  $("t-preset").addEventListener("change", presetChanged);
+  $("t-profile").addEventListener("change", profileChosen);
+  $("t-save-profile").addEventListener("click", saveProfile);
   $("start-form").addEventListener("submit", startTable);
   document.querySelectorAll("input[name=r-how]").forEach((r) => r.addEventListener("change", howChanged));
   $("round-card").addEventListener("input", () => { T.preview = null; });
