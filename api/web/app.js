@@ -433,16 +433,21 @@ function failedUpload(message) {
   setStatus(message, true);
 }
 
+// A chosen photo as it is sent: upright and scaled down; a format the browser cannot draw (e.g. HEIC) is sent
+// as is, and the server says what it accepts.
+async function uploadBlob(file) {
+  try {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    return await downscale(bitmap, bitmap.width, bitmap.height);
+  } catch {
+    return file;
+  }
+}
+
 async function onFile(file) {
   if (!file) return;
   setStatus("Reading the photo…");
-  let blob = file;
-  try {
-    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
-    blob = await downscale(bitmap, bitmap.width, bitmap.height);
-  } catch {
-    // A format the browser cannot draw (e.g. HEIC): send it as is, the server says what it accepts.
-  }
+  const blob = await uploadBlob(file);
   const form = new FormData();
   form.append("image", blob, "photo.jpg");
   const ctx = context();

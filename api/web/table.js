@@ -664,13 +664,7 @@ async function loadSet() {
 async function teachSet(file) {
   if (!file || !T.table) return;
   setStatus2("Finding the 27 tiles…");
-  let blob = file;
-  try {
-    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
-    blob = await downscale(bitmap, bitmap.width, bitmap.height);
-  } catch {
-    // A format the browser cannot draw (e.g. HEIC): send it as is, the server says what it accepts.
-  }
+  const blob = await uploadBlob(file);
   const form = new FormData();
   form.append("image", blob, "set.jpg");
   try {
