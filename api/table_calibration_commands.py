@@ -23,14 +23,31 @@ def add_table_calibrate(a: argparse.ArgumentParser) -> None:
     a.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
 
 
-def calibration_words(kept: CalibrationRecord | None) -> str:
-    """One line on a table's calibration, for ``table show`` and ``table calibrate``."""
+def calibration_words(kept: CalibrationRecord | None, problem: str | None = None) -> str:
+    """One line on a table's calibration, for ``table show`` and ``table calibrate``; ``problem``: why it no
+    longer fits the models here (see :func:`calibration_problem_here`)."""
     if kept is None:
         return "calibration: none (teach it your set: zhuoji table calibrate ID photo.jpg)"
     named = round(kept.agreement * 27)
     others = ", ".join(f"{d['tile']} read as {d['read_as']}" for d in kept.disagreed)
-    return (f"calibration: your set's, taught {kept.created_at[:16].replace('T', ' ')} with {kept.model}; the "
-            f"networks named {named} of 27 as their place says{f' ({others})' if others else ''}")
+    words = (f"calibration: your set's, taught {kept.created_at[:16].replace('T', ' ')} with {kept.model}; the "
+             f"networks named {named} of 27 as their place says{f' ({others})' if others else ''}")
+    return words + (f"\n  recalibrate: {problem} (photos are read without it until then)" if problem else "")
+
+
+def calibration_problem_here(kept: CalibrationRecord | None, model: Path | None = None) -> str | None:
+    """Why the kept calibration cannot name tiles with the models this machine would read with (as the service's
+    answer says "recalibrate"), or None when it can, there is none, or the models cannot be opened here."""
+    if kept is None:
+        return None
+    from pipeline.calibration import calibration_problem
+    from pipeline.settings import Settings, open_detector
+
+    try:
+        detector = open_detector(Settings.from_env(model=model))
+    except (OSError, ValueError, RuntimeError):  # no models here: a ledger machine can still show its tables
+        return None
+    return calibration_problem(detector, kept.model, kept.kind)
 
 
 def calibration_json(args: argparse.Namespace) -> dict[str, Any]:

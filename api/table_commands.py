@@ -214,14 +214,15 @@ def run_show(args: argparse.Namespace) -> int:
     table = _call(store.get_table, args.id)
     rounds = _call(store.list_rounds, args.id)
     kept = _call(store.get_calibration, args.id)
+    from api.table_calibration_commands import calibration_problem_here, calibration_words
+
+    problem = calibration_problem_here(kept)
     if args.json:
         _print_json({"table": table.to_dict(), "rounds": [r.to_dict() for r in rounds],
-                     "calibration": None if kept is None else kept.to_dict()})
+                     "calibration": None if kept is None else {**kept.to_dict(), "recalibrate": problem}})
     else:
-        from api.table_calibration_commands import calibration_words
-
         lines = _table_lines(table, rounds)
-        print("\n".join([lines[0], "  " + calibration_words(kept), *lines[1:]]))
+        print("\n".join([lines[0], "  " + calibration_words(kept, problem), *lines[1:]]))
     return 0
 
 
@@ -292,7 +293,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_table_calibrate(args: argparse.Namespace) -> int:
-    from api.table_calibration_commands import calibration_json, calibration_words
+    from api.table_calibration_commands import calibration_json, calibration_problem_here, calibration_words
 
     if args.clear == (args.image is not None):
         raise ValueError("give a calibration photo (or JSON file), or --clear, one of them")
@@ -306,11 +307,13 @@ def run_table_calibrate(args: argparse.Namespace) -> int:
         calibration = calibration_json(args)
         table, kept = _call(store.set_calibration, args.id, calibration, args.expected_version)
         what = "calibration kept with the table: its photos (read/score --table) are named with it"
+    problem = calibration_problem_here(kept, getattr(args, "model", None))
     if args.json:
-        _print_json({"calibration": None if kept is None else kept.to_dict(), "table": table.to_dict()})
+        _print_json({"calibration": None if kept is None else {**kept.to_dict(), "recalibrate": problem},
+                     "table": table.to_dict()})
         return 0
     print(what)
-    print(calibration_words(kept))
+    print(calibration_words(kept, problem))
     print("\n".join(_table_lines(table)))
     return 0
 

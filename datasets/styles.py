@@ -15,6 +15,10 @@ Procedural styles (``PROCEDURAL``) vary what differs between real sets:
   tile this game turns on) in one of several drawings (peacock, sparrow on a twig, rooster, bird on a stick).
 * honours (东南西北中发, winds and dragons): labelled ``other``.
 
+Random styles (``rand-N``, training only): every look parameter drawn from seed ``N``: any training font (two
+weights of Noto besides the others), thicker or thinner and slanted glyphs, any ink and dot palette, any bird
+drawing but the held-out one. Many of them teach the detector what varies between sets rather than a few sets.
+
 Artwork styles (from ``datasets/synth/``): ``fluffy`` (CC0, always there) and the KMahjongg sets ``default`` and
 ``traditional`` (GPL, Debian's kdegames-mahjongg-data-kf5; training images only, never shipped).
 
@@ -43,6 +47,8 @@ SS = 2  # draw at twice the size, then shrink: anti-aliased strokes
 FONTS: dict[str, tuple[str, int]] = {  # name -> (file, index in a .ttc)
     "noto-sans": ("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", 2),
     "noto-serif": ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc", 2),
+    "noto-sans-regular": ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2),
+    "noto-serif-regular": ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc", 2),
     "ukai": ("/usr/share/fonts/truetype/arphic/ukai.ttc", 0),  # brush (楷体)
     "uming": ("/usr/share/fonts/truetype/arphic/uming.ttc", 0),  # serif (明体)
     "zenhei": ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", 0),
@@ -52,7 +58,7 @@ FONTS: dict[str, tuple[str, int]] = {  # name -> (file, index in a .ttc)
 
 NUMERALS = "一二三四五六七八九"
 HONOURS = {"east": "東", "south": "南", "west": "西", "north": "北", "red": "中", "green": "發"}
-BIRDS = ("peacock", "sparrow", "rooster", "stick")
+BIRDS = ("peacock", "sparrow", "rooster", "stick", "crane", "duck")
 
 # BGR inks
 BLUE, GREEN, RED, BLACK = (150, 60, 20), (60, 120, 20), (30, 30, 190), (30, 30, 30)
@@ -77,6 +83,8 @@ class Style:
     bamboo_width: float  # stick width, share of the face width
     bird: str  # one of BIRDS
     corner_index: bool  # a small Arabic numeral in the top-left corner
+    weight: float = 0.0  # glyph strokes grown (> 0) or thinned (< 0), in texture pixels
+    slant: float = 0.0  # glyph shear (x shift per unit of height), as brush and handwriting faces lean
 
 
 def _style(name: str, font: str, seed: int, bird: str, wan: str = "萬", corner: bool = False) -> Style:
@@ -121,6 +129,50 @@ PROCEDURAL: dict[str, Style] = {s.name: s for s in (
 HELD_OUT: tuple[str, ...] = ("wenkai-a", "wenkai-b", "uming-b", "zenhei-b", "microhei-b")
 
 ARTWORK = ("fluffy", "default", "traditional")  # the synthetic builder's artwork sets
+
+
+# What the held-out styles have that no training style may: the handwriting font and the rooster.
+HELD_OUT_FONTS: tuple[str, ...] = ("wenkai",)
+HELD_OUT_BIRDS: tuple[str, ...] = ("rooster",)
+
+
+def random_style(seed: int) -> Style:
+    """Style ``rand-<seed>``: every parameter drawn from ``seed``, from the training fonts and birds only."""
+    rng = np.random.default_rng([seed, 31337])
+    fonts = sorted(f for f, (path, _) in FONTS.items() if f not in HELD_OUT_FONTS and Path(path).exists())
+    birds = [b for b in BIRDS if b not in HELD_OUT_BIRDS]
+
+    def ink(base: tuple[int, int, int], a: float = 0.35) -> tuple[int, int, int]:
+        return tuple(int(np.clip(v * rng.uniform(1 - a, 1 + a) + rng.normal(0, 12), 0, 235)) for v in base)  # type: ignore[return-value]
+
+    base = [BLUE, GREEN, RED, BLACK]
+    palette = tuple(ink(base[i]) for i in rng.permutation(4)[:3]) if rng.random() < 0.4 else \
+        tuple(ink(c) for c in (BLUE, GREEN, RED))
+    font = fonts[int(rng.integers(len(fonts)))]
+    thin = font.endswith("-regular") or font in ("ukai", "uming")  # thin strokes break when thinned more
+    return Style(name=f"rand-{seed}", font=font,
+                 wan="萬" if rng.random() < 0.6 else "万",
+                 numeral_ink=ink((BLUE, BLACK, GREEN, RED)[int(rng.choice(4, p=[0.4, 0.4, 0.1, 0.1]))]),
+                 wan_ink=ink(RED if rng.random() < 0.85 else BLACK, 0.25),
+                 numeral_share=float(rng.uniform(0.33, 0.5)), palette=palette,  # type: ignore[arg-type]
+                 dot=str(rng.choice(["rings", "solid", "petals"])), dot_scale=float(rng.uniform(0.8, 1.15)),
+                 stroke=float(rng.uniform(0.6, 1.7)), bamboo_ink=ink(GREEN if rng.random() < 0.7 else BLUE),
+                 bamboo_red=ink(RED, 0.25), bamboo_width=float(rng.uniform(0.06, 0.14)),
+                 bird=birds[int(rng.integers(len(birds)))], corner_index=bool(rng.random() < 0.3),
+                 weight=float(rng.uniform(0.0 if thin else -0.6, 2.5)), slant=float(rng.uniform(-0.12, 0.12)))
+
+
+def get(name: str) -> Style:
+    """A style by name: one of ``PROCEDURAL`` or ``rand-<seed>``."""
+    if name in PROCEDURAL:
+        return PROCEDURAL[name]
+    if name.startswith("rand-") and name[5:].isdigit():
+        return random_style(int(name[5:]))
+    raise KeyError(f"no procedural style {name!r}")
+
+
+def is_procedural(name: str) -> bool:
+    return name in PROCEDURAL or (name.startswith("rand-") and name[5:].isdigit())
 
 
 def available() -> list[str]:
@@ -182,9 +234,11 @@ class Canvas:
         cv2.fillPoly(m, [np.array([self.px(*p) for p in pts], np.int32)], 1.0, cv2.LINE_AA, 4)
         self.paint(m, colour)
 
-    def text(self, s: str, font: str, box: tuple[float, float, float, float], colour) -> None:
-        """``s`` fitted into ``box`` (x0, y0, x1, y1 in units), keeping the glyph's aspect within 0.75..1.35."""
-        mask = _glyph_mask(s, font)
+    def text(self, s: str, font: str, box: tuple[float, float, float, float], colour, weight: float = 0.0,
+             slant: float = 0.0) -> None:
+        """``s`` fitted into ``box`` (x0, y0, x1, y1 in units), keeping the glyph's aspect within 0.75..1.35;
+        ``weight`` grows (thins) strokes by that many texture pixels, ``slant`` shears the glyph."""
+        mask = _glyph_mask(s, font, round(weight * 4) / 4, round(slant * 50) / 50)
         x0, y0, x1, y1 = (round(v * self.w) for v in box)
         bw, bh = x1 - x0, y1 - y0
         gh, gw = mask.shape
@@ -204,8 +258,9 @@ class Canvas:
 
 
 @cache
-def _glyph_mask(s: str, font: str) -> np.ndarray:
-    """A text's ink (float32 0..1) cropped to its bounds, rendered at 200 px with the font."""
+def _glyph_mask(s: str, font: str, weight: float = 0.0, slant: float = 0.0) -> np.ndarray:
+    """A text's ink (float32 0..1) cropped to its bounds, rendered at 200 px with the font; strokes grown by
+    ``weight`` texture pixels (thinned when negative) and sheared by ``slant``."""
     from PIL import Image, ImageDraw, ImageFont  # only the data builders need Pillow
 
     path, index = FONTS[font]
@@ -214,6 +269,19 @@ def _glyph_mask(s: str, font: str) -> np.ndarray:
     img = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
     ImageDraw.Draw(img).text((2 - x0, 2 - y0), s, font=f, fill=255)
     a = np.asarray(img, np.float32) / 255
+    if weight or slant:
+        pad = 24
+        a = cv2.copyMakeBorder(a, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        if slant:
+            h, w = a.shape
+            shear = np.float32([[1, -slant, slant * h / 2], [0, 1, 0]])
+            a = cv2.warpAffine(a, shear, (w, h), flags=cv2.INTER_LINEAR)
+        if weight:  # a texture pixel is about 200 / 90 glyph pixels (a numeral fills some 90 of the 192 px)
+            k = max(1, round(abs(weight) * 200 / 90))
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+            a = cv2.dilate(a, kernel) if weight > 0 else cv2.erode(a, kernel)
+            if weight < 0 and a.max() < 0.5:  # thinned away: keep the font's own strokes
+                return _glyph_mask(s, font, 0.0, slant)
     ys, xs = np.nonzero(a > 0.05)
     return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
@@ -340,6 +408,24 @@ def _bird(c: Canvas, st: Style) -> None:
             c.ellipse(0.72, cy - 0.05, 0.12 + 0.03 * k, 0.22 + 0.03 * k, 20, (b, r, g, b)[k], 0.02 * st.stroke)
         c.line([(0.45, cy + 0.24), (0.43, cy + 0.42)], (40, 160, 220), 0.025)
         c.line([(0.57, cy + 0.24), (0.6, cy + 0.42)], (40, 160, 220), 0.025)
+    elif st.bird == "crane":  # standing on long legs, red crown, dark neck
+        c.line([(0.46, cy + 0.12), (0.42, cy + 0.44)], BLACK, 0.018)
+        c.line([(0.56, cy + 0.12), (0.6, cy + 0.44)], BLACK, 0.018)
+        c.ellipse(0.52, cy + 0.02, 0.22, 0.12, -8, (235, 235, 230))  # white body
+        c.ellipse(0.52, cy + 0.02, 0.22, 0.12, -8, b, 0.012 * st.stroke)
+        c.poly([(0.62, cy - 0.04), (0.86, cy + 0.1), (0.64, cy + 0.1)], BLACK)  # tail
+        c.line([(0.38, cy - 0.02), (0.3, cy - 0.2), (0.32, cy - 0.34)], BLACK, 0.035)  # neck
+        c.circle(0.32, cy - 0.36, 0.045, (235, 235, 230))
+        c.circle(0.32, cy - 0.39, 0.022, r)  # crown
+        c.poly([(0.29, cy - 0.36), (0.12, cy - 0.3), (0.29, cy - 0.33)], g)  # beak
+    elif st.bird == "duck":  # sitting on water
+        for k in range(3):
+            c.line([(0.1, cy + 0.28 + 0.06 * k), (0.9, cy + 0.28 + 0.06 * k)], b, 0.012 * st.stroke)
+        c.ellipse(0.55, cy + 0.12, 0.26, 0.13, 0, g)  # body
+        c.ellipse(0.6, cy + 0.1, 0.14, 0.07, -10, r)  # wing
+        c.circle(0.3, cy - 0.08, 0.09, g)  # head
+        c.poly([(0.23, cy - 0.09), (0.08, cy - 0.05), (0.23, cy - 0.03)], (40, 160, 220))  # flat bill
+        c.circle(0.29, cy - 0.11, 0.015, BLACK)
     else:  # a single big bamboo stick with a little bird on top
         _stick(c, st, 0.5, cy + 0.12, H * 0.62, 0, g)
         c.ellipse(0.55, cy - 0.3, 0.12, 0.07, -10, r)
@@ -350,18 +436,18 @@ def _bird(c: Canvas, st: Style) -> None:
 def _characters(c: Canvas, st: Style, rank: int) -> None:
     split = st.numeral_share * H
     top = 0.1 if st.corner_index else 0.04
-    c.text(NUMERALS[rank - 1], st.font, (0.12, top, 0.88, split - 0.02), st.numeral_ink)
-    c.text(st.wan, st.font, (0.08, split + 0.03, 0.92, H - 0.04), st.wan_ink)
+    c.text(NUMERALS[rank - 1], st.font, (0.12, top, 0.88, split - 0.02), st.numeral_ink, st.weight, st.slant)
+    c.text(st.wan, st.font, (0.08, split + 0.03, 0.92, H - 0.04), st.wan_ink, st.weight, st.slant)
 
 
 def render(style: str, face: str) -> np.ndarray:
     """One face of a procedural style (BGRA uint8, TEX_H x TEX_W); ``face`` is ``1m``..``9s`` or a honour's name
     (a key of HONOURS)."""
-    st = PROCEDURAL[style]
+    st = get(style)
     c = Canvas()
     if face in HONOURS:
         ink = {"red": st.wan_ink, "green": st.bamboo_ink}.get(face, BLACK)
-        c.text(HONOURS[face], st.font, (0.1, 0.12, 0.9, H - 0.12), ink)
+        c.text(HONOURS[face], st.font, (0.1, 0.12, 0.9, H - 0.12), ink, st.weight, st.slant)
         return c.finish()
     rank, suit = int(face[0]), face[1]
     if suit == "m":

@@ -24,6 +24,7 @@ camera (what the real photos and the shipped detector use), plus the builder's d
 
     python datasets/views.py --out DIR --per-view 40 --seed 100 --styles held-out --split val   # benchmark set
     python datasets/views.py --out DIR --n 3000 --seed 200 --styles train --workers 16        # training set
+    python datasets/views.py --out DIR --n 3500 --seed 360 --styles train --random-styles 150  # + random styles
     python datasets/views.py --preview DIR --per-view 2 --seed 0                              # PNGs with boxes
 
 A benchmark set writes ``DIR/images/val/<view>_<NNNNNN>.jpg`` (and labels, difficult words); a training set
@@ -57,11 +58,14 @@ TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "
 # --------------------------------------------------------------------------------------------------------------
 
 
-def style_names(which: str) -> list[str]:
-    """``train``: every style here not held out; ``held-out``: the held-out ones here; else a comma list."""
+def style_names(which: str, random_styles: int = 0) -> list[str]:
+    """``train``: every style here not held out, plus ``random_styles`` random ones (``rand-0`` ...);
+    ``held-out``: the held-out ones here; else a comma list."""
     here = styles_mod.available() + sorted(S.get_art())
+    if random_styles and which != "train":
+        raise ValueError("random styles are for training sets only (--styles train)")
     if which == "train":
-        return styles_mod.training_styles(here)
+        return styles_mod.training_styles(here) + [f"rand-{i}" for i in range(random_styles)]
     if which == "held-out":
         return [s for s in styles_mod.HELD_OUT if s in here]
     names = [s.strip() for s in which.split(",") if s.strip()]
@@ -71,11 +75,22 @@ def style_names(which: str) -> list[str]:
     return names
 
 
+def pick_style(rng: np.random.Generator, names: list[str]) -> str:
+    """A style for one scene: half the scenes take a random style (``rand-N``) when there are any, the others
+    one of the named sets, so the fixed sets keep their share however many random styles there are."""
+    randoms = [s for s in names if s.startswith("rand-")]
+    fixed = [s for s in names if not s.startswith("rand-")]
+    if randoms and fixed:
+        pool = randoms if rng.random() < 0.5 else fixed
+        return pool[int(rng.integers(len(pool)))]
+    return names[int(rng.integers(len(names)))]
+
+
 def load_styles(names: list[str]) -> None:
     """Add the procedural styles among ``names`` to the synthetic builder's artwork of this process."""
     art = S.get_art()
     for name in names:
-        if name in styles_mod.PROCEDURAL and name not in art:
+        if styles_mod.is_procedural(name) and name not in art:
             art[name] = styles_mod.faces(name)
 
 
@@ -427,7 +442,7 @@ class ViewScene:
 
 def render_view(rng: np.random.Generator, view: str, style_list: list[str], size: int = 640) -> ViewScene:
     """One scene of ``view`` in a style drawn from ``style_list`` (loaded with :func:`load_styles`)."""
-    style = style_list[int(rng.integers(len(style_list)))]
+    style = pick_style(rng, style_list)
     ts = tileset(rng, style)
     deck = S.Deck(rng, honours(style))
     layout = str(rng.choice(["standing", "melds"], p=[0.6, 0.4])) if view == "turned" else view
@@ -543,6 +558,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--per-view", type=int, help="scenes per view (a benchmark set)")
     ap.add_argument("--views", default=",".join(VIEWS), help="comma list of views")
     ap.add_argument("--styles", default="train", help="train | held-out | a comma list of style names")
+    ap.add_argument("--random-styles", type=int, default=0,
+                    help="with --styles train: add this many random styles (rand-0 ...), drawn in half the scenes")
     ap.add_argument("--split", choices=["train", "val"], default="train",
                     help="val: every scene in images/val (a benchmark set)")
     ap.add_argument("--seed", type=int, default=0)
@@ -557,12 +574,13 @@ def main(argv: list[str] | None = None) -> None:
     if bad := [v for v in views if v not in VIEWS]:
         ap.error(f"unknown views: {', '.join(bad)} (choose from {', '.join(VIEWS)})")
     try:
-        names = style_names(args.styles)
+        names = style_names(args.styles, args.random_styles)
     except ValueError as e:
         ap.error(str(e))
     if not names:
         ap.error(f"no styles available for --styles {args.styles} (install the fonts: see datasets/styles.py)")
-    print(f"styles: {', '.join(names)}", file=sys.stderr)
+    shown = [n for n in names if not n.startswith("rand-")] + ([f"{args.random_styles} random"] if args.random_styles else [])
+    print(f"styles: {', '.join(shown)}", file=sys.stderr)
     if args.preview:
         for p in preview(args.preview, args.per_view or 1, args.seed, names, args.size):
             print(p)

@@ -84,6 +84,48 @@ def test_held_out_styles_stay_out_of_training(views: ModuleType, styles: ModuleT
         views.style_names("no-such-style")
 
 
+def test_random_styles_vary_and_never_take_what_is_held_out(views: ModuleType, styles: ModuleType) -> None:
+    """``rand-N`` styles are fixed by N, differ from each other, and never use the held-out font or bird."""
+    drawn = [styles.random_style(i) for i in range(200)]
+    assert styles.random_style(7) == drawn[7] and styles.get("rand-7") == drawn[7]
+    assert not {s.font for s in drawn} & set(styles.HELD_OUT_FONTS)
+    assert not {s.bird for s in drawn} & set(styles.HELD_OUT_BIRDS)
+    assert len({s.font for s in drawn}) >= 4 and len({s.bird for s in drawn}) >= 4
+    assert min(s.weight for s in drawn) < 0 < max(s.weight for s in drawn)
+    # the held-out styles do use them: what they test stays unseen in training
+    assert {styles.PROCEDURAL[h].font for h in styles.HELD_OUT} & set(styles.HELD_OUT_FONTS)
+    assert {styles.PROCEDURAL[h].bird for h in styles.HELD_OUT} & set(styles.HELD_OUT_BIRDS)
+    with pytest.raises(KeyError):
+        styles.get("rand-x")
+
+
+def test_random_styles_join_training_sets_only(views: ModuleType) -> None:
+    names = views.style_names("train", random_styles=5)
+    assert names[-5:] == [f"rand-{i}" for i in range(5)]
+    with pytest.raises(ValueError):
+        views.style_names("held-out", random_styles=5)
+    rng = np.random.default_rng(0)
+    picks = [views.pick_style(rng, names) for _ in range(2000)]
+    share = sum(p.startswith("rand-") for p in picks) / len(picks)
+    assert 0.45 < share < 0.55  # half the scenes, however few random styles there are
+    fixed = [n for n in names if not n.startswith("rand-")]
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)  # without random styles: as before
+    assert [views.pick_style(rng_a, fixed) for _ in range(20)] == [fixed[int(rng_b.integers(len(fixed)))]
+                                                                    for _ in range(20)]
+
+
+def test_a_random_style_draws_every_face(styles: ModuleType) -> None:
+    if not styles.available():
+        pytest.skip("no CJK font of datasets/styles.py installed")
+    seed = next(i for i in range(100) if styles.random_style(i).weight > 1.0)
+    thick, plain = styles.render(f"rand-{seed}", "5m"), styles.render("noto-sans-a", "5m")
+    assert thick.shape == plain.shape == (styles.TEX_H, styles.TEX_W, 4)
+    assert (thick[..., 3] > 128).mean() > 0.05
+    birds = {b: styles.render(f"rand-{next(i for i in range(200) if styles.random_style(i).bird == b)}", "1s")
+             for b in ("crane", "duck")}
+    assert all((f[..., 3] > 128).mean() > 0.03 for f in birds.values())
+
+
 def test_a_row_seen_from_above_is_labelled_tile_by_tile(views: ModuleType) -> None:
     """Every tile of a flat row in full view gets exactly one label, of its class, its box around its face."""
     S = views.S

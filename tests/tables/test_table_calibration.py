@@ -225,8 +225,9 @@ def test_teach_a_table_its_set_on_the_command_line(capsys, db_url, tmp_path: Pat
     code, out, _ = run(capsys, "table", "show", tid, "--db", db_url, "--json")
     shown = json.loads(out)
     assert shown["calibration"]["model"] == DEFAULT_CLASSIFIER.name and shown["table"]["version"] == 2
+    assert shown["calibration"]["recalibrate"] is None  # made with the models here: it fits
     code, out, _ = run(capsys, "table", "show", tid, "--db", db_url)
-    assert "calibration: your set's" in out
+    assert "calibration: your set's" in out and "recalibrate" not in out
     code, out, _ = run(capsys, "read", str(hand), "--table", tid, "--db", db_url)
     assert code == 0 and "calibration: read with your set's calibration" in out
     code, out, _ = run(capsys, "read", str(hand), "--table", tid, "--db", db_url, "--json")
@@ -235,7 +236,11 @@ def test_teach_a_table_its_set_on_the_command_line(capsys, db_url, tmp_path: Pat
     old = tmp_path / "old.json"  # a calibration file from before the models were retrained
     old.write_text(json.dumps(made_calibration("zhuoji-crops-old.onnx")))
     code, out, _ = run(capsys, "table", "calibrate", tid, str(old), "--db", db_url)
-    assert code == 0
+    assert code == 0 and "recalibrate: " in out and "zhuoji-crops-old.onnx" in out
+    code, out, _ = run(capsys, "table", "show", tid, "--db", db_url)  # said wherever the table is shown
+    assert "\n  recalibrate: " in out and "zhuoji-crops-old.onnx" in out
+    code, out, _ = run(capsys, "table", "show", tid, "--db", db_url, "--json")
+    assert "zhuoji-crops-old.onnx" in json.loads(out)["calibration"]["recalibrate"]
     code, out, _ = run(capsys, "score", str(hand), "--table", tid, "--db", db_url)
     assert "calibration: recalibrate: " in out and "Traceback" not in out
 

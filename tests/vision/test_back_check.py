@@ -235,3 +235,30 @@ def test_the_cli_refuses_a_folder_without_crops(tmp_path: Path, capsys: pytest.C
     with pytest.raises(SystemExit) as exc:
         cli_main(["train-back-check", "--crops", str(tmp_path)])
     assert exc.value.code == 2 and "no train.npz and val.npz" in capsys.readouterr().err
+
+
+@needs_model
+def test_the_shipped_check_unfolds_into_torch_with_the_same_function(tmp_path: Path) -> None:
+    """``--init``: the shipped ONNX's folded BatchNorms come back unfolded; eval mode computes what the ONNX does,
+    and train mode (batch statistics) nearly so, so fine-tuning starts from the shipped check."""
+    torch = pytest.importorskip("torch", reason="needs the train extra")
+    pytest.importorskip("onnx", reason="needs the train extra")
+    import vision.training.train_back_check as tb
+    from vision.classify import crop_tiles
+
+    img = cv2.imread(str(SAMPLES / "sample_06.jpg"))
+    rng = np.random.default_rng(0)
+    x0, y0 = rng.uniform(0, img.shape[1] - 80, 48), rng.uniform(0, img.shape[0] - 100, 48)
+    boxes = np.stack([x0, y0, x0 + rng.uniform(30, 80, 48), y0 + rng.uniform(40, 100, 48)], 1)
+    crops = crop_tiles(img, boxes, 64, 0.5)
+    model = tb.build_model(16)
+    tb.unfold_from_onnx(model, DEFAULT_BACK_CHECK, crops)
+    shipped = BackCheck().probs(img, boxes)
+    assert np.abs(tb.predict(model, crops) - shipped).max() < 1e-4
+    model.train()
+    model[-2].p = 0.0  # dropout off: compare the batch-statistics path alone
+    with torch.no_grad():
+        p_train = torch.sigmoid(model(tb.to_tensor(crops))[:, 0]).numpy()
+    assert np.abs(p_train - shipped).max() < 0.05
+    with pytest.raises(ValueError):
+        tb.unfold_from_onnx(tb.build_model(8), DEFAULT_BACK_CHECK, crops)

@@ -6,7 +6,11 @@ crop classifier's augmentation (turns, light, colour, blur, noise; never a mirro
 (``last.pt``; ``best.pt`` by the validation crops' ROC AUC, the ranking the mAP benchmark rewards), resumable::
 
     zhuoji train-back-check --crops ../data/backs --epochs 24 --out ../data/runs --name backs
-                            [--export models/zhuoji-backs.onnx]
+                            [--init models/zhuoji-backs.onnx] [--export models/zhuoji-backs.onnx]
+
+``--init`` starts from a back-check ONNX (the shipped one: only its ONNX is kept), whose BatchNorms were folded
+into the convolutions at export: each is unfolded again with the statistics measured on the training crops, so
+the network computes the same function in both modes (``unfold_from_onnx``).
 """
 
 from __future__ import annotations
@@ -73,8 +77,60 @@ def predict(model, x: np.ndarray, batch: int = 512) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
+def unfold_from_onnx(model, onnx_path: Path, calib: np.ndarray) -> None:
+    """Load a back-check ONNX's weights into ``model`` (of :func:`build_model`, the same width).
+
+    The export folded each BatchNorm into its conv (a conv with a bias). Unfolded: the conv keeps the weight, and
+    its BatchNorm gets the conv output's mean μ and variance σ² on ``calib`` crops, γ = √(σ²+ε) and β = μ + bias:
+    in eval mode BN(z) = z + bias whatever μ and σ are, and in train mode the batch statistics are near μ and σ,
+    so fine-tuning starts from the same function."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    graph = onnx.load(str(onnx_path)).graph
+    inits = {i.name: numpy_helper.to_array(i).copy() for i in graph.initializer}
+    convs_onnx = [n for n in graph.node if n.op_type == "Conv"]
+    blocks = [m for m in model if isinstance(m, nn.Sequential)]
+    if len(convs_onnx) != len(blocks):
+        raise ValueError(f"{onnx_path}: {len(convs_onnx)} convolutions, the model has {len(blocks)}")
+    linear = next(m for m in model if isinstance(m, nn.Linear))
+    gemm = next((n for n in graph.node if n.op_type == "Gemm"), None)
+    if gemm is None or inits[gemm.input[1]].shape != tuple(linear.weight.shape):
+        raise ValueError(f"{onnx_path}: no final layer of shape {tuple(linear.weight.shape)}")
+    gemm_w, gemm_b = inits[gemm.input[1]], inits[gemm.input[2]]
+    stats: dict[int, tuple] = {}
+    with torch.no_grad():
+        for i, (node, block) in enumerate(zip(convs_onnx, blocks, strict=True)):
+            w, b = inits[node.input[1]], inits[node.input[2]]
+            if w.shape != tuple(block[0].weight.shape):
+                raise ValueError(f"{onnx_path}: conv {i} is {w.shape}, the model's {tuple(block[0].weight.shape)}")
+            block[0].weight.copy_(torch.from_numpy(w))
+            bn = block[1]
+            bn.running_mean.zero_(), bn.running_var.fill_(1 - bn.eps), bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+            stats[i] = torch.from_numpy(b)
+        linear.weight.copy_(torch.from_numpy(gemm_w)), linear.bias.copy_(torch.from_numpy(gemm_b))
+    # measure each conv's output statistics on real input, block by block (eval mode: the ONNX function)
+    hooks, seen = [], {}
+    for i, block in enumerate(blocks):
+        hooks.append(block[0].register_forward_hook(
+            lambda _m, _i, out, i=i: seen.__setitem__(i, (out.mean((0, 2, 3)), out.var((0, 2, 3))))))
+    model.eval()
+    with torch.no_grad():
+        model(to_tensor(calib))
+        for i, block in enumerate(blocks):
+            mean, var = seen[i]
+            bn = block[1]
+            bn.running_mean.copy_(mean), bn.running_var.copy_(var)
+            bn.weight.copy_(torch.sqrt(var + bn.eps)), bn.bias.copy_(mean + stats[i])
+    for h in hooks:
+        h.remove()
+
+
 def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, lr: float = 3e-3,
-          width: int = 16, resume: bool = False, seed: int = 0) -> Path:
+          width: int = 16, resume: bool = False, seed: int = 0, init: Path | None = None) -> Path:
     """Train on ``crops/train.npz``, validate on ``crops/val.npz``; returns the best checkpoint's path."""
     import torch
 
@@ -87,6 +143,8 @@ def train(crops: Path, epochs: int, out_dir: Path, name: str, batch: int = 128, 
     if state is not None:
         epochs, batch, lr, width = state["epochs"], state["batch"], state["lr"], state["width"]
     model = build_model(width)
+    if init is not None and state is None:
+        unfold_from_onnx(model, init, x[np.random.default_rng(seed).choice(len(x), min(256, len(x)), False)])
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * math.ceil(len(x) / batch),
                                                 pct_start=0.1)
@@ -135,13 +193,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=ROOT / "runs")
     p.add_argument("--name", default="backs")
     p.add_argument("--resume", action="store_true", help="continue OUT/NAME/weights/last.pt")
+    p.add_argument("--init", type=Path, help="start from this back-check ONNX (e.g. the shipped one)")
     p.add_argument("--export", type=Path, help="after training, export the best weights to this ONNX path")
     a = p.parse_args(argv)
+    if a.init is not None and not a.init.is_file():
+        p.error(f"--init {a.init}: no such file")
     if not all((a.crops / f).is_file() for f in ("train.npz", "val.npz")):
         p.error(f"--crops {a.crops}: no train.npz and val.npz there (run datasets/back_crops.py)")
     try:
-        best = train(a.crops, a.epochs, a.out, a.name, a.batch, a.lr, a.width, a.resume)
-    except FileNotFoundError as e:
+        best = train(a.crops, a.epochs, a.out, a.name, a.batch, a.lr, a.width, a.resume, init=a.init)
+    except (FileNotFoundError, ValueError) as e:
         p.error(str(e))
     if a.export:
         print(export_onnx(best, a.export))
