@@ -223,12 +223,14 @@ def main() -> int:
                     help="back-check ONNX, or 'none' (default: the shipped models/zhuoji-backs.onnx)")
     ap.add_argument("--split", default="test", choices=["test", "valid"])
     ap.add_argument("--synth", type=Path, nargs="+", help="synthetic dataset folders with images/val and labels/val")
-    ap.add_argument("--latency-images", type=int, default=20)
+    ap.add_argument("--latency-images", type=int, default=20, help="photos to time (0: no timing)")
     ap.add_argument("--limit", type=int, help="use only the first N images of each set")
     ap.add_argument("--latency-only", action="store_true", help="time the pipelines, skip the accuracy figures")
     ap.add_argument("--avx2-only", action="store_true",
                     help="hide AVX-512, VNNI and AMX from this run (Linux x86-64 with CPUID faulting)")
     args = ap.parse_args()
+    if args.latency_images < 0 or (args.latency_only and args.latency_images == 0):
+        ap.error("--latency-images: a count of photos to time, at least 1 with --latency-only")
     for root in args.synth or []:
         if not (root / "labels" / "val").is_dir():
             ap.error(f"--synth {root}: no labels/val/ folder there (a dataset written by datasets.synth)")
@@ -268,7 +270,8 @@ def main() -> int:
               + ", ".join(f"{k} {v}" for k, v in alone.confused(LOOKALIKES).items()))
     for root in args.synth or []:
         synthetic(root, detector, baseline, args.limit)
-    latency(detector, images, args.latency_images)
+    if args.latency_images > 0:
+        latency(detector, images, args.latency_images)
     return 0
 
 

@@ -134,11 +134,15 @@ def find_grid(dets: Detections) -> Detections:
 
 
 def _one_box_per_tile(dets: Detections, cand: np.ndarray) -> np.ndarray:
-    """The candidates less the weaker of two boxes on one tile (overlapping, or one inside the other)."""
+    """The candidates less the weaker of two boxes on one tile (overlapping, or one inside the other), and less a
+    box drawn around two or more tiles that have boxes of their own (however sure it is: it is no one tile)."""
     xyxy = dets.xyxy[cand].astype(np.float64)
     area = np.prod(xyxy[:, 2:] - xyxy[:, :2], 1)
+    inside = box_intersection(xyxy, xyxy) / area[None]  # [i, j]: share of box j inside box i
+    np.fill_diagonal(inside, 0.0)
+    spans = ((inside > 0.8) & (area[None] < 0.7 * area[:, None])).sum(1) >= 2
     same = (box_iou(xyxy, xyxy) > 0.45) | (box_intersection(xyxy, xyxy) / np.minimum(area[:, None], area[None]) > 0.8)
-    keep = np.ones(len(cand), dtype=bool)
+    keep = ~spans
     for k in np.argsort(-dets.confidence[cand], kind="stable"):
         if keep[k]:
             dup = same[k] & keep

@@ -103,6 +103,20 @@ def test_pieces_of_one_tile_and_a_second_box_count_as_one_tile() -> None:
     assert np.allclose(joined, dets.xyxy[k])
 
 
+def test_a_box_around_two_tiles_does_not_hide_them() -> None:
+    """Two neighbours boxed together (surer than either of their own boxes): the pair's box goes, both tiles stay."""
+    dets = grid_dets(SUITED)
+    a, b = (int(np.flatnonzero(np.array(dets.names) == t)[0]) for t in ("5s", "6s"))
+    pair = np.concatenate([np.minimum(dets.xyxy[a, :2], dets.xyxy[b, :2]), np.maximum(dets.xyxy[a, 2:], dets.xyxy[b, 2:])])
+    conf = dets.confidence.copy()
+    conf[[a, b]] = [0.69, 0.19]
+    more = Detections(np.vstack([dets.xyxy, pair]), np.append(conf, 0.95), np.append(dets.class_id, dets.class_id[b]),
+                      image_size=(1000, 1000))
+    grid = find_grid(more)
+    assert grid_names(dets, grid) == list(SUITED)
+    assert not (grid.xyxy == pair).all(1).any()
+
+
 # ------------------------------------------------------------------------------------------- the file
 
 
