@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from fastapi.testclient import TestClient
 
+from api.app import create_app
 from tables.throwaway import PostgresUnavailable, throwaway_postgres
 
 
@@ -62,3 +64,14 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'tables.sqlite3'}"
     return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    """The service without a model on ``db_url`` (tables and text only); afterwards, no input may have reached the
+    catch-all 500 handler."""
+    app = create_app(model_path="/nonexistent/model.onnx", database=db_url)
+    with TestClient(app) as c:
+        yield c
+    assert app.state.internal_errors == 0
+    app.state.tables.close()

@@ -9,23 +9,12 @@ import copy
 import json
 
 import pytest
-from fastapi.testclient import TestClient
 
-from api.app import create_app
 from api.cli import main
 from scoring import settle
 from tests.tables.support import draw_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
-
-
-@pytest.fixture
-def client(db_url):
-    app = create_app(model_path="/nonexistent/model.onnx", database=db_url)
-    with TestClient(app) as c:
-        yield c
-    assert app.state.internal_errors == 0
-    app.state.tables.close()
 
 
 def new_table(client, rules="gy-normal"):

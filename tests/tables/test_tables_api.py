@@ -17,16 +17,6 @@ TABLE_KEYS = {"id", "name", "players", "rules", "dealer", "streak", "rounds", "t
               "updated_at"}
 
 
-@pytest.fixture
-def client(db_url):
-    app = create_app(model_path="/nonexistent/model.onnx", database=db_url)
-    with TestClient(app) as c:
-        yield c
-    # Hostile or wrong input must never reach the catch-all 500 handler.
-    assert app.state.internal_errors == 0
-    app.state.tables.close()
-
-
 def new_table(client, **body):
     r = client.post("/v1/tables", json={"name": "Friday", "players": NAMES, **body})
     assert r.status_code == 201, r.text

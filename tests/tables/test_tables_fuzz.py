@@ -6,12 +6,9 @@ from __future__ import annotations
 import copy
 from urllib.parse import quote
 
-import pytest
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.app import create_app
 from tests.tables.support import draw_round, win_round
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -40,15 +37,6 @@ def near_rounds(draw):
     else:
         r[where] = value
     return r
-
-
-@pytest.fixture
-def client(db_url):
-    app = create_app(model_path="/nonexistent/model.onnx", database=db_url)
-    with TestClient(app) as c:
-        yield c
-    assert app.state.internal_errors == 0
-    app.state.tables.close()
 
 
 @FUZZ

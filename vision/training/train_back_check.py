@@ -100,18 +100,21 @@ def unfold_from_onnx(model, onnx_path: Path, calib: np.ndarray) -> None:
     if gemm is None or inits[gemm.input[1]].shape != tuple(linear.weight.shape):
         raise ValueError(f"{onnx_path}: no final layer of shape {tuple(linear.weight.shape)}")
     gemm_w, gemm_b = inits[gemm.input[1]], inits[gemm.input[2]]
-    stats: dict[int, tuple] = {}
+    biases: dict[int, object] = {}  # each conv's folded bias, the β of its BatchNorm once unfolded
     with torch.no_grad():
         for i, (node, block) in enumerate(zip(convs_onnx, blocks, strict=True)):
             w, b = inits[node.input[1]], inits[node.input[2]]
             if w.shape != tuple(block[0].weight.shape):
                 raise ValueError(f"{onnx_path}: conv {i} is {w.shape}, the model's {tuple(block[0].weight.shape)}")
             block[0].weight.copy_(torch.from_numpy(w))
-            bn = block[1]
-            bn.running_mean.zero_(), bn.running_var.fill_(1 - bn.eps), bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(b))
-            stats[i] = torch.from_numpy(b)
-        linear.weight.copy_(torch.from_numpy(gemm_w)), linear.bias.copy_(torch.from_numpy(gemm_b))
+            biases[i] = torch.from_numpy(b)
+            bn = block[1]  # for now BN(z) = z + b in eval mode, the ONNX's conv, for measuring the next blocks
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(biases[i])
+        linear.weight.copy_(torch.from_numpy(gemm_w))
+        linear.bias.copy_(torch.from_numpy(gemm_b))
     # measure each conv's output statistics on real input, block by block (eval mode: the ONNX function)
     hooks, seen = [], {}
     for i, block in enumerate(blocks):
@@ -123,8 +126,10 @@ def unfold_from_onnx(model, onnx_path: Path, calib: np.ndarray) -> None:
         for i, block in enumerate(blocks):
             mean, var = seen[i]
             bn = block[1]
-            bn.running_mean.copy_(mean), bn.running_var.copy_(var)
-            bn.weight.copy_(torch.sqrt(var + bn.eps)), bn.bias.copy_(mean + stats[i])
+            bn.running_mean.copy_(mean)
+            bn.running_var.copy_(var)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+            bn.bias.copy_(mean + biases[i])
     for h in hooks:
         h.remove()
 
