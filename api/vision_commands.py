@@ -15,7 +15,7 @@ def add_detect(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON line per image")
     p.add_argument("--annotate", type=Path, metavar="OUT",
                    help="write each photo with labelled boxes (a folder when several images are given)")
-    p.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default 0.25)")
+    p.add_argument("--conf", type=float, default=0.25, help="least confidence of a box shown (default 0.25)")
     p.add_argument("--iou", type=float,
                    help="IoU from which two boxes of the same name are one tile (default 0.6; two boxes of "
                         "different names from 0.7, or from --iou when it is higher)")

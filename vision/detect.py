@@ -42,6 +42,10 @@ MIN_DECODE_SIDE = 1600  # see Detector.min_side
 # a tile: the second look is for doubtful tiles, and most photos have none.
 DOUBT_NAME_BELOW = 0.8
 DOUBT_CONF_BELOW = 0.4
+# Candidates reach the crop classifier from this detector score (or the caller's ``conf`` if lower); one under
+# ``conf`` is returned only when the second look lifts it to ``conf``. A tile in a face style the detector never
+# saw spreads its scores over look-alike names (best 0.15-0.25) though it is surely a tile; the second look names it.
+CANDIDATE_CONF = 0.15
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,8 @@ class Detector:
 
     def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
                  max_det: int = 300, turned: bool | str = False, closer: bool = True,
-                 iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None) -> Detections:
+                 iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None,
+                 candidate_conf: float = CANDIDATE_CONF) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
@@ -114,6 +119,9 @@ class Detector:
         ``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
         (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``);
         ``"auto"``: only when the first look leaves a tile doubtful (:func:`doubtful`).
+        ``conf``: a box is returned when the detector's best score or its confidence after the second look
+        reaches it. The detector's candidates start lower (``candidate_conf``, or ``conf`` if lower), so that the
+        second look can raise a tile the detector found but could not name.
         ``closer``: combine the class scores with the crop classifier's (when this detector has one), and check
         each box named ``back`` with the back check (when it has one); a box the check sinks below ``conf`` is
         dropped: something flat in a back's colour, not a face-down tile.
@@ -122,36 +130,38 @@ class Detector:
         ``deadline``: checked before each model run (each look, each window, each second look); past it, or
         cancelled, :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
         img, full = load_image_reduced(image, self.min_side)
-        args = (conf, iou, tiled, max_det, closer, iou_any, deadline)
+        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline)
         dets = self._look(img, turned is True, *args)
         if turned == "auto" and doubtful(dets, conf).any():
             dets = self._look(img, True, *args)
         return dets.rescaled(full)
 
-    def _look(self, img: np.ndarray, turned: bool, conf: float, iou: float, tiled: bool | None, max_det: int,
-              closer: bool, iou_any: float, deadline: Deadline | None) -> Detections:
+    def _look(self, img: np.ndarray, turned: bool, conf: float, floor: float, iou: float, tiled: bool | None,
+              max_det: int, closer: bool, iou_any: float, deadline: Deadline | None) -> Detections:
         h, w = img.shape[:2]
         check(deadline)
-        boxes, scores, view = self._predict(img, 0, 0, conf)
+        boxes, scores, view = self._predict(img, 0, 0, floor)
         if turned:
             check(deadline)
-            b, s, _ = self._predict(np.ascontiguousarray(img[::-1, ::-1]), 0, 0, conf)
+            b, s, _ = self._predict(np.ascontiguousarray(img[::-1, ::-1]), 0, 0, floor)
             b = np.stack([w - b[:, 2], h - b[:, 3], w - b[:, 0], h - b[:, 1]], 1)
             boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
         for win in self._windows(boxes, scores, view, (w, h), tiled):
             check(deadline)
-            b, s, _ = self._predict(img[win.y0:win.y1, win.x0:win.x1], win.x0, win.y0, conf, upscale=False)
+            b, s, _ = self._predict(img[win.y0:win.y1, win.x0:win.x1], win.x0, win.y0, floor, upscale=False)
             whole = ~inner_cut(b, win, (w, h))
             boxes, scores = np.concatenate([boxes, b[whole]]), np.concatenate([scores, s[whole]])
-        dets = _postprocess(boxes, scores, conf, max(iou, iou_any), max_det, (w, h), vote=turned)
+        dets = _postprocess(boxes, scores, floor, max(iou, iou_any), max_det, (w, h), vote=turned, vote_floor=conf)
+        keep = dets.confidence >= conf  # the detector alone is sure enough of these: kept whatever their name
         if closer and self.classifier is not None:
             dets = self.classifier(img, dets, deadline=deadline)
+        keep |= dets.confidence >= conf  # the second look found a tile the detector could not name
         if closer and self.back_check is not None:
             check(deadline)
             dets = self.back_check(img, dets)
-            sunk = (dets.class_id == BACK) & (dets.confidence < conf)
-            if sunk.any():
-                dets = dets[np.flatnonzero(~sunk)]
+            keep &= (dets.class_id != BACK) | (dets.confidence >= conf)  # sunk: not a face-down tile
+        if not keep.all():
+            dets = dets[np.flatnonzero(keep)]
         return suppress_same_name(dets, iou)
 
     def _windows(self, boxes: np.ndarray, scores: np.ndarray, view: np.ndarray, image_size: tuple[int, int],
@@ -173,7 +183,7 @@ class Detector:
     def _predict(self, img: np.ndarray, x0: int, y0: int, conf: float,
                  upscale: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Candidate boxes (original pixels, offset by x0, y0) and class scores of the anchors whose best score
-        reaches ``conf``: the same floor as the caller's, or a benchmark asking for the whole precision–recall
+        reaches ``conf``: never above the caller's floor, or a benchmark asking for the whole precision–recall
         curve (conf 0.001) would lose its low-confidence tail. Also the image as the network saw it (unpadded)."""
         canvas, lb = letterbox(img, self.size, upscale)
         out = self.raw(canvas)
@@ -229,9 +239,11 @@ def suppress_same_name(dets: Detections, iou: float) -> Detections:
 
 
 def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float, max_det: int,
-                 image_size: tuple[int, int], vote: bool = False, vote_iou: float = 0.7) -> Detections:
+                 image_size: tuple[int, int], vote: bool = False, vote_iou: float = 0.7,
+                 vote_floor: float = 0.0) -> Detections:
     """Threshold, class-agnostic NMS, clip, top-3. ``vote``: each kept box takes the mean class scores of all
-    candidates overlapping it by IoU ≥ ``vote_iou`` (score voting: several looks at one tile agree)."""
+    candidates overlapping it by IoU ≥ ``vote_iou`` whose best score reaches ``vote_floor`` (score voting:
+    several looks at one tile agree)."""
     if len(boxes) == 0:
         return Detections.empty(image_size)
     best = scores.max(1)
@@ -245,8 +257,10 @@ def _postprocess(boxes: np.ndarray, scores: np.ndarray, conf: float, iou: float,
     keep = keep[np.argsort(-best[keep])]
     keep = _drop_spanning(boxes[keep], keep)[:max_det]
     if vote:
-        near = (box_iou(boxes[keep], boxes) >= vote_iou).astype(np.float32)
-        scores = near @ scores / near.sum(1, keepdims=True)  # each kept box overlaps itself: never 0
+        near = (box_iou(boxes[keep], boxes) >= vote_iou) & (best >= vote_floor)  # weak candidates do not dilute
+        near[np.arange(len(keep)), keep] = True  # each kept box votes for itself: never 0
+        near = near.astype(np.float32)
+        scores = near @ scores / near.sum(1, keepdims=True)
         boxes, best = boxes[keep], scores.max(1)
     else:
         boxes, scores, best = boxes[keep], scores[keep], best[keep]

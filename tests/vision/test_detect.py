@@ -12,10 +12,13 @@ import pytest
 
 from api.cli import main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.classify import Classifier
 from vision.detect import (
     ANY_NAME_IOU,
+    CANDIDATE_CONF,
     DEFAULT_MODEL,
     SAME_NAME_IOU,
+    Detector,
     ImageError,
     _postprocess,
     detect,
@@ -142,6 +145,19 @@ def test_postprocess_vote_averages_the_class_scores_of_one_tile() -> None:
     i = voted.names.index("3m")
     assert voted.confidence[i] == pytest.approx(0.55)
     assert voted.confidence[voted.names.index("3s")] == pytest.approx(0.8)  # alone: unchanged
+
+
+def test_weak_candidates_do_not_vote() -> None:
+    """Candidates under the caller's confidence (there for the second look) do not dilute a tile's scores: one
+    sure look (2m 0.6) and two weak ones (best 0.16) on the same tile stay a sure 2m."""
+    scores = np.zeros((3, NUM_CLASSES), np.float32)
+    scores[0, 1] = 0.6
+    scores[1:, 5] = 0.16
+    boxes = np.array([[0, 0, 10, 20], [0.3, 0, 10.3, 20], [0, 0.3, 10, 20.3]], np.float32)
+    diluted = _postprocess(boxes.copy(), scores, 0.15, 0.5, 300, (100, 40), vote=True)
+    floored = _postprocess(boxes.copy(), scores, 0.15, 0.5, 300, (100, 40), vote=True, vote_floor=0.25)
+    assert diluted.confidence.tolist() == pytest.approx([0.2])
+    assert floored.names == ["2m"] and floored.confidence.tolist() == pytest.approx([0.6])
 
 
 def test_postprocess_drops_a_weak_box_across_two_tiles_but_keeps_a_row() -> None:
@@ -327,3 +343,50 @@ def test_tiled_inference_maps_crop_boxes_back_to_the_photo() -> None:
     assert (tiled.xyxy[:, 0] >= 0).all() and (tiled.xyxy[:, 2] <= w).all() and (tiled.xyxy[:, 3] <= h).all()
     # Boxes are found all over the mosaic, not only in the first crop.
     assert tiled.centers[:, 0].max() > 0.75 * w and tiled.centers[:, 1].max() > 0.66 * h
+
+
+class _Scripted(Detector):
+    """A detector whose network gives fixed anchors (no model file), with a crop classifier that names every crop
+    ``3m`` surely: the stage's own thresholds and second look are what is tested."""
+
+    def __init__(self, anchors: list[tuple[tuple[float, float, float, float], dict[str, float]]]) -> None:
+        out = np.zeros((4 + NUM_CLASSES, len(anchors)), np.float32)
+        for i, ((cx, cy, w, h), scores) in enumerate(anchors):
+            out[:4, i] = cx, cy, w, h
+            for name, s in scores.items():
+                out[4 + CLASS_NAMES.index(name), i] = s
+        self.out, self.size, self.min_side = out, 640, 1600
+        self.back_check = self.upright = None
+        self.classifier = _SureOf3m.__new__(_SureOf3m)
+
+    def raw(self, canvas: np.ndarray) -> np.ndarray:
+        return self.out
+
+
+class _SureOf3m(Classifier):
+    def probs(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,)) -> np.ndarray:
+        p = np.full((len(xyxy), NUM_CLASSES), 0.001, np.float32)
+        p[:, CLASS_NAMES.index("3m")] = 1.0
+        return p / p.sum(1, keepdims=True)
+
+
+def test_a_tile_the_detector_could_not_name_reaches_the_second_look_and_weak_boxes_are_cut() -> None:
+    """A tile in an unseen face style splits the detector's scores over look-alikes (2m 0.2, 3m 0.18, 4m 0.17):
+    surely a tile, its best score under 0.25. It is a candidate (from ``CANDIDATE_CONF``) and the second look
+    names it; a box with one weak score and nothing else stays weak and is not returned."""
+    unnamed = ((100.0, 100.0, 40.0, 56.0), {"2m": 0.2, "3m": 0.18, "4m": 0.17})
+    weak = ((300.0, 100.0, 40.0, 56.0), {"5p": 0.2})
+    sure = ((500.0, 100.0, 40.0, 56.0), {"3m": 0.9})
+    image = np.full((640, 640, 3), 128, np.uint8)
+    detector = _Scripted([unnamed, weak, sure])
+    found = detector(image)
+    assert CANDIDATE_CONF < 0.2
+    assert sorted(found.xyxy[:, 0].round().tolist()) == [80.0, 480.0]
+    assert found.names == ["3m", "3m"] and (found.confidence >= 0.25).all()
+    assert detector(image, conf=0.2).xyxy[:, 0].round().tolist() == [480.0, 80.0, 280.0]
+    # Candidates only from the caller's floor: the unnamed tile is never looked at.
+    only_sure = detector(image, candidate_conf=0.25)
+    assert only_sure.xyxy[:, 0].round().tolist() == [480.0]
+    # Without the second look the cut is the detector's best score, as before.
+    plain = detector(image, closer=False)
+    assert plain.xyxy[:, 0].round().tolist() == [480.0]
