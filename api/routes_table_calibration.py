@@ -33,7 +33,7 @@ def _answer(request: Request, table: TableRecord, calibration: CalibrationRecord
     if calibration is not None:
         detector = getattr(request.app.state, "detector", None)
         out = CalibrationOut.model_validate({**calibration.to_dict(), "recalibrate": calibration_problem(
-            detector, calibration.model, calibration.kind)})
+            detector, calibration.model, calibration.kind, calibration.model_sha256)})
     return TableCalibration(calibration=out, table=TableOut.model_validate(table.to_dict()))
 
 

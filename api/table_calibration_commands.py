@@ -47,7 +47,7 @@ def calibration_problem_here(kept: CalibrationRecord | None, model: Path | None 
         detector = open_detector(Settings.from_env(model=model))
     except (OSError, ValueError, RuntimeError):  # no models here: a ledger machine can still show its tables
         return None
-    return calibration_problem(detector, kept.model, kept.kind)
+    return calibration_problem(detector, kept.model, kept.kind, kept.model_sha256)
 
 
 def calibration_json(args: argparse.Namespace) -> dict[str, Any]:

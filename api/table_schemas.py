@@ -121,6 +121,8 @@ class CalibrationOut(OutModel):
     """A table's calibration of its own tile set ("teach it your set"), without its references unless asked."""
 
     model: str = Field(description="the crop classifier it was made with: a retrained one needs a new photo")
+    model_sha256: str | None = Field(None, description="the SHA-256 of that classifier's file (null: made before "
+                                                       "it was recorded, so it fits no classifier now)")
     kind: str = Field(description="features or probs: which output of the classifier the references are")
     agreement: float = Field(description="share of the 27 tiles the networks named as their place says")
     disagreed: list[DisagreedTile] = Field(description="the tiles they named otherwise")

@@ -27,8 +27,8 @@ import numpy as np
 
 from datasets import synth as S
 from datasets import views as V
-from vision.classify import DEFAULT_CLASSIFIER, Classifier, crop_tiles, to_input
-from vision.upright import DEFAULT_UPRIGHT, file_sha256
+from vision.classify import DEFAULT_CLASSIFIER, Classifier, crop_tiles, file_sha256, to_input
+from vision.upright import DEFAULT_UPRIGHT
 
 FIT_VIEWS = ("melds", "standing", "closeup", "river", "turned")
 DIAGONAL = 30.0  # degrees off the nearest quarter turn beyond which a tile is left out

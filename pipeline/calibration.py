@@ -80,15 +80,16 @@ def check_calibration_json(obj: Any) -> dict[str, Any]:
     return obj
 
 
-def calibration_problem(detector: Detector | None, model: str, kind: str) -> str | None:
-    """Why a calibration made with the crop classifier ``model`` (its output ``kind``) cannot name tiles with this
-    detector's classifier, or None when it can (or no model is loaded: nothing to say yet)."""
+def calibration_problem(detector: Detector | None, model: str, kind: str, model_sha256: str | None) -> str | None:
+    """Why a calibration made with the crop classifier ``model`` (its output ``kind``, the file's SHA-256) cannot
+    name tiles with this detector's classifier, or None when it can (or no model is loaded: nothing to say yet)."""
     if detector is None:
         return None
     if detector.classifier is None:
         return "calibration needs the crop classifier, and this service runs without one"
     try:  # the same check as a photo's, on the summary alone (the references are not needed for it)
-        check_compatible(Calibration(np.zeros((SUITED, len(TURNS), 1), np.float32), kind, model, 0.0), detector.classifier)
+        summary = Calibration(np.zeros((SUITED, len(TURNS), 1), np.float32), kind, model, 0.0, model_sha256)
+        check_compatible(summary, detector.classifier)
     except CalibrationError as exc:
         return str(exc)
     return None

@@ -114,7 +114,8 @@ class RoundRecord:
 
 @dataclass(frozen=True)
 class CalibrationRecord:
-    """A table's calibration of its own tile set: made with crop classifier ``model`` (``kind`` of its output),
+    """A table's calibration of its own tile set: made with crop classifier ``model`` (``kind`` of its output; the
+    file's SHA-256 ``model_sha256``, None for one kept before it was recorded),
     ``agreement`` the share of the 27 tiles the networks named as their place says, ``disagreed`` those they did
     not (``{"tile", "read_as"}``); ``calibration`` the JSON itself when asked for (it is ~75 kB)."""
 
@@ -124,6 +125,7 @@ class CalibrationRecord:
     disagreed: list[dict[str, Any]]
     created_at: str
     calibration: dict[str, Any] | None = None
+    model_sha256: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -200,7 +202,9 @@ def _calibration_fields(calibration: Any) -> dict[str, Any]:
     if not isinstance(calibration, Mapping):
         raise ValueError("a calibration is a JSON object (made by `zhuoji calibrate`)")
     model, kind, agreement = calibration.get("model"), calibration.get("kind"), calibration.get("agreement", 0.0)
-    disagreed = calibration.get("disagreed", [])
+    disagreed, sha = calibration.get("disagreed", []), calibration.get("model_sha256")
+    if sha is not None and not (isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
+        raise ValueError("calibration: 'model_sha256' must be 64 hex digits (the crop classifier's SHA-256)")
     if not isinstance(model, str) or not 0 < len(model) <= 200 or kind not in ("features", "probs"):
         raise ValueError("calibration: 'model' must be a file name and 'kind' features or probs")
     if isinstance(agreement, bool) or not isinstance(agreement, int | float) or not 0 <= agreement <= 1:
@@ -209,7 +213,7 @@ def _calibration_fields(calibration: Any) -> dict[str, Any]:
             isinstance(d, Mapping) and all(isinstance(d.get(k), str) and len(d[k]) <= 8 for k in ("tile", "read_as"))
             for d in disagreed):
         raise ValueError("calibration: 'disagreed' must list at most 27 {\"tile\", \"read_as\"} pairs")
-    return {"model": model, "kind": kind, "agreement": float(agreement),
+    return {"model": model, "model_sha256": sha, "kind": kind, "agreement": float(agreement),
             "disagreed": [{"tile": d["tile"], "read_as": d["read_as"]} for d in disagreed]}
 
 
@@ -433,7 +437,8 @@ class TableStore:
     def get_calibration(self, table_id: str, full: bool = False) -> CalibrationRecord | None:
         """The table's calibration (its JSON too when ``full``), None when it has none."""
         _known_id(table_id)
-        columns = [table_calibrations.c[k] for k in ("model", "kind", "agreement", "disagreed", "created_at")]
+        columns = [table_calibrations.c[k] for k in ("model", "model_sha256", "kind", "agreement", "disagreed",
+                                                            "created_at")]
         if full:
             columns.append(table_calibrations.c.calibration)
         with self._read() as conn:
@@ -442,7 +447,7 @@ class TableStore:
             row = conn.execute(sa.select(*columns).where(table_calibrations.c.table_id == table_id)).first()
         if row is None:
             return None
-        return CalibrationRecord(model=row.model, kind=row.kind, agreement=row.agreement,
+        return CalibrationRecord(model=row.model, model_sha256=row.model_sha256, kind=row.kind, agreement=row.agreement,
                                  disagreed=list(row.disagreed), created_at=_iso(row.created_at),
                                  calibration=row.calibration if full else None)
 

@@ -67,6 +67,7 @@ table_calibrations = sa.Table(
     sa.Column("table_id", sa.String(16), sa.ForeignKey("score_tables.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("calibration", sa.JSON, nullable=False),
     sa.Column("model", sa.String(200), nullable=False),
+    sa.Column("model_sha256", sa.String(64), nullable=True),  # migration 0003; null: made before it was kept
     sa.Column("kind", sa.String(20), nullable=False),
     sa.Column("agreement", sa.Float, nullable=False),
     sa.Column("disagreed", sa.JSON, nullable=False),

@@ -58,16 +58,20 @@ class CalibrationError(ValueError):
 class Calibration:
     """References of one set: ``references`` (27, turns, D) unit vectors in tile order (1m … 9s), made with the
     classifier file ``model`` from its output ``kind`` ("features" or "probs"); ``agreement`` is the share of the
-    27 tiles the networks named as their place says (low on a set unlike the training data: why it is needed)."""
+    27 tiles the networks named as their place says (low on a set unlike the training data: why it is needed).
+    ``model_sha256`` names the network itself: a retrained classifier keeps its file name, and its features mean
+    something else (None in files made before it was recorded: those no longer fit any classifier)."""
 
     references: np.ndarray
     kind: str
     model: str
     agreement: float
+    model_sha256: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = self.references.astype(np.float16).tobytes()
         return {"version": VERSION, "tiles": list(CLASS_NAMES[:SUITED]), "kind": self.kind, "model": self.model,
+                "model_sha256": self.model_sha256,
                 "shape": list(self.references.shape), "agreement": round(self.agreement, 3),
                 "references_f16": base64.b64encode(data).decode("ascii")}
 
@@ -95,8 +99,11 @@ class Calibration:
         refs = np.frombuffer(raw, np.float16).astype(np.float32).reshape(shape)
         if not np.isfinite(refs).all():
             raise CalibrationError("calibration: references hold non-finite numbers")
+        sha = obj.get("model_sha256")
+        if sha is not None and not is_sha256(sha):
+            raise CalibrationError("calibration: 'model_sha256' must be 64 hex digits (the crop classifier's SHA-256)")
         agreement = obj.get("agreement", 0.0)
-        return cls(_unit(refs), kind, model, float(agreement) if isinstance(agreement, int | float) else 0.0)
+        return cls(_unit(refs), kind, model, float(agreement) if isinstance(agreement, int | float) else 0.0, sha)
 
 
 # ------------------------------------------------------------------------------------------------ the grid
@@ -247,7 +254,7 @@ def build_calibration(classifier: Classifier, img: np.ndarray, dets: Detections)
     grid = find_grid(dets)
     refs, kind = embed(classifier, img, grid.xyxy, TURNS)
     agreement = float(np.mean(grid.class_id == np.arange(SUITED)))
-    return Calibration(refs, kind, classifier.model_path.name, agreement)
+    return Calibration(refs, kind, classifier.model_path.name, agreement, classifier.sha256)
 
 
 def apply_calibration(calibration: Calibration, classifier: Classifier, image: np.ndarray, dets: Detections,
@@ -293,6 +300,15 @@ def check_compatible(calibration: Calibration, classifier: Classifier) -> None:
         raise CalibrationError(f"this calibration was made with the crop classifier {calibration.model} "
                                f"({calibration.kind}); this service runs {classifier.model_path.name} ({kind}): "
                                "photograph the 27 tiles again (`zhuoji calibrate`)")
+    if calibration.model_sha256 != classifier.sha256:
+        raise CalibrationError(f"this calibration was made with another version of the crop classifier "
+                               f"{calibration.model} (the models were retrained since): photograph the 27 tiles "
+                               "again (`zhuoji calibrate`)")
+
+
+def is_sha256(value: object) -> bool:
+    """Whether ``value`` is a SHA-256 in hex (64 lower-case hex digits)."""
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _unit(x: np.ndarray) -> np.ndarray:

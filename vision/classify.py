@@ -13,6 +13,7 @@ holds one and calls it after its own look unless told not to. ``crop_tiles`` is 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -35,6 +36,11 @@ DETECTOR_WEIGHT = 0.3  # exponent of the detector's scores in the combined score
 # A box whose combined name is less probable than this gets three more looks, its crop turned by 90°, 180° and 270°
 # (the classifier was trained on every turn): synthetic mAP50 +0.003 to +0.004 for a few boxes a photo.
 TURN_BELOW = 0.9
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def crop_tiles(img: np.ndarray, xyxy: np.ndarray, size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
@@ -80,6 +86,8 @@ class Classifier:
         self.size = int(meta.get("crop_size", CROP_SIZE))
         self.margin = float(meta.get("crop_margin", CROP_MARGIN))
         self.model_path = path
+        # which network, not which file name: a retrained classifier keeps its name (calibrations, upright probe)
+        self.sha256 = file_sha256(path)
 
     def probs(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,)) -> np.ndarray:
         """(N, classes) class probabilities of the boxes' crops; with several ``turns`` (quarter turns of each crop,

@@ -21,7 +21,6 @@ layout decides as before).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -60,14 +59,10 @@ class UprightProbe:
             sha = str(data["classifier_sha256"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise UprightError(f"{path}: not an upright probe ({exc})") from exc
-        if sha != file_sha256(classifier.model_path):
+        if sha != classifier.sha256:
             raise UprightError(f"{path}: fitted on another crop classifier than {classifier.model_path.name}; "
                                f"run datasets/upright.py again")
         return cls(weights, sha)
-
-
-def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def load_probe(classifier: Classifier | None, path: str | Path = DEFAULT_UPRIGHT) -> UprightProbe | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import inspect as sa_inspect
 
 from api.app import create_app
 from api.cli import main
@@ -19,7 +20,7 @@ from datasets.tile_photos import ART, calibration_photo, load_tiles, random_phot
 from tables import StaleVersion, TableNotFound, TableStore
 from tests.api.support import encode, model_path
 from vision.calibrate import Calibration
-from vision.classify import DEFAULT_CLASSIFIER
+from vision.classify import DEFAULT_CLASSIFIER, file_sha256
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 needs_art = pytest.mark.skipif(not (ART / "Regular" / "Front.png").is_file(), reason="no CC0 tile art in ../shared")
@@ -27,10 +28,15 @@ needs_models = pytest.mark.skipif(model_path() is None or not DEFAULT_CLASSIFIER
                                   reason="needs the shipped detector and crop classifier")
 
 
-def made_calibration(model: str = "zhuoji-crops-int8.onnx", dim: int = 16, seed: int = 0) -> dict:
-    """A well-formed calibration JSON, as `zhuoji calibrate` writes them, with random references."""
+SHIPPED_SHA = file_sha256(DEFAULT_CLASSIFIER) if DEFAULT_CLASSIFIER.is_file() else "0" * 64
+
+
+def made_calibration(model: str = "zhuoji-crops-int8.onnx", dim: int = 16, seed: int = 0,
+                     sha: str | None = SHIPPED_SHA) -> dict:
+    """A well-formed calibration JSON, as `zhuoji calibrate` writes them, with random references (made with the
+    shipped crop classifier's file unless ``sha`` says otherwise)."""
     refs = np.random.default_rng(seed).normal(size=(27, 4, dim)).astype(np.float32)
-    made = Calibration(refs, "features", model, 25 / 27).to_json()
+    made = Calibration(refs, "features", model, 25 / 27, sha).to_json()
     made["disagreed"] = [{"tile": "1s", "read_as": "other"}, {"tile": "7s", "read_as": "9s"}]
     return made
 
@@ -48,6 +54,7 @@ def test_the_store_keeps_one_calibration_per_table(db_url):
         after, kept = store.set_calibration(table.id, made, expected_version=1)
         assert after.version == 2 and after.totals == table.totals and after.rounds == 0
         assert (kept.model, kept.kind, kept.agreement) == ("zhuoji-crops-int8.onnx", "features", made["agreement"])
+        assert kept.model_sha256 == made["model_sha256"] == store.get_calibration(table.id).model_sha256
         assert kept.disagreed == made["disagreed"] and kept.calibration is None
         summary = store.get_calibration(table.id)
         assert summary is not None and summary.calibration is None and summary.created_at == kept.created_at
@@ -62,7 +69,7 @@ def test_the_store_keeps_one_calibration_per_table(db_url):
         assert after.version == 3 and kept.disagreed == []
         assert store.get_calibration(table.id, full=True).calibration["references_f16"] == replaced["references_f16"]
         for bad in ([1, 2], {**made, "model": 7}, {**made, "kind": "pixels"}, {**made, "agreement": 2},
-                    {**made, "disagreed": [{"tile": "1s"}]}):
+                    {**made, "disagreed": [{"tile": "1s"}]}, {**made, "model_sha256": "abc"}):
             with pytest.raises(ValueError, match="calibration"):
                 store.set_calibration(table.id, bad)
         assert store.get_table(table.id).version == 3  # refused writes change nothing
@@ -196,6 +203,40 @@ def test_a_calibration_that_no_longer_fits_reads_without_it(client, stale):
     sent = client.post("/v1/read", files=photo, data={"calibration": json.dumps(made)})
     assert sent.status_code == 422 and sent.json()["error"]["code"] == "invalid_calibration"
 
+
+
+@needs_models
+def test_a_calibration_kept_before_the_classifier_hash_asks_for_a_new_photo(db_url):
+    """Migration 0003 adds the crop classifier's SHA-256 to kept calibrations. One kept before it (a database at
+    0002) is null after the upgrade: a retrained classifier keeps its file name, so it may no longer fit and says
+    "recalibrate" instead of naming tiles with another network's features."""
+    from alembic import command
+    from alembic.config import Config
+
+    from pipeline.calibration import calibration_problem
+    from pipeline.settings import Settings, open_detector
+    from tables.db import MIGRATIONS
+
+    store = TableStore.open(db_url)
+    table = store.create_table("Friday", NAMES)
+    store.set_calibration(table.id, made_calibration())
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with store.engine.connect() as conn:  # back to the schema of the previous release
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0002")
+        conn.commit()
+        assert "model_sha256" not in {c["name"] for c in sa_inspect(conn).get_columns("table_calibrations")}
+    store.close()
+    store = TableStore.open(db_url)  # upgrades to the newest
+    try:
+        kept = store.get_calibration(table.id)
+        assert kept is not None and kept.model == DEFAULT_CLASSIFIER.name and kept.model_sha256 is None
+        detector = open_detector(Settings.from_env())
+        assert "another version" in calibration_problem(detector, kept.model, kept.kind, kept.model_sha256)
+        assert calibration_problem(detector, kept.model, kept.kind, SHIPPED_SHA) is None
+    finally:
+        store.close()
 
 # ------------------------------------------------------------------------------------------------ the CLI
 

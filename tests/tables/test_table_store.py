@@ -233,7 +233,7 @@ def test_replicas_migrate_and_write_at_once(db_url):
     assert not errors and len(stores) == 4
     with stores[0].engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), metadata) == []
-        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == "0002"
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == "0003"
     store = stores[0]
     table = store.create_table("Processes", NAMES)
     for seat in (0, 2, 1, 3):

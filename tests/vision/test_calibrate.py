@@ -187,8 +187,11 @@ def test_a_calibration_of_another_classifier_is_refused_when_used(detector) -> N
     refs = np.ones((27, 4, 256), np.float32) / 16
     image = np.full((200, 300, 3), 90, np.uint8)
     dets = Detections(np.array([[10, 10, 50, 60]]), np.array([0.9]), np.array([0]), image_size=(300, 200))
-    for cal, message in [(Calibration(refs, "features", "another.onnx", 1.0), "another.onnx"),
-                         (Calibration(refs[..., :8], "features", detector.classifier.model_path.name, 1.0),
-                          "8 numbers")]:
+    name, sha = detector.classifier.model_path.name, detector.classifier.sha256
+    retrained = "0" * 64  # the same file name, another network: its features mean something else
+    for cal, message in [(Calibration(refs, "features", "another.onnx", 1.0, sha), "another.onnx"),
+                         (Calibration(refs, "features", name, 1.0, retrained), "another version"),
+                         (Calibration(refs, "features", name, 1.0, None), "another version"),  # kept before the hash
+                         (Calibration(refs[..., :8], "features", name, 1.0, sha), "8 numbers")]:
         with pytest.raises(CalibrationError, match=message):
             apply_calibration(cal, detector.classifier, image, dets)

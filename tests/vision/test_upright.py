@@ -19,7 +19,6 @@ from vision.upright import (
     UprightProbe,
     boxes_to_look_at,
     facing_scores,
-    file_sha256,
     load_probe,
     with_facing,
 )
@@ -142,7 +141,7 @@ def test_a_probe_made_for_another_classifier_is_not_used(classifier: Classifier,
     with pytest.raises(UprightError, match="another crop classifier"):
         UprightProbe.load(path, classifier)
     assert load_probe(classifier, path) is None
-    path.write_text(json.dumps({"weights": [0.5] * 256, "classifier_sha256": file_sha256(classifier.model_path)}))
+    path.write_text(json.dumps({"weights": [0.5] * 256, "classifier_sha256": classifier.sha256}))
     assert UprightProbe.load(path, classifier).weights.shape == (256,)
     path.write_text("{not json")
     with pytest.raises(UprightError, match="not an upright probe"):
