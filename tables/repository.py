@@ -437,8 +437,8 @@ class TableStore:
     def get_calibration(self, table_id: str, full: bool = False) -> CalibrationRecord | None:
         """The table's calibration (its JSON too when ``full``), None when it has none."""
         _known_id(table_id)
-        columns = [table_calibrations.c[k] for k in ("model", "model_sha256", "kind", "agreement", "disagreed",
-                                                            "created_at")]
+        summary = ("model", "model_sha256", "kind", "agreement", "disagreed", "created_at")
+        columns = [table_calibrations.c[k] for k in summary]
         if full:
             columns.append(table_calibrations.c.calibration)
         with self._read() as conn:
@@ -447,8 +447,8 @@ class TableStore:
             row = conn.execute(sa.select(*columns).where(table_calibrations.c.table_id == table_id)).first()
         if row is None:
             return None
-        return CalibrationRecord(model=row.model, model_sha256=row.model_sha256, kind=row.kind, agreement=row.agreement,
-                                 disagreed=list(row.disagreed), created_at=_iso(row.created_at),
+        return CalibrationRecord(model=row.model, model_sha256=row.model_sha256, kind=row.kind,
+                                 agreement=row.agreement, disagreed=list(row.disagreed), created_at=_iso(row.created_at),
                                  calibration=row.calibration if full else None)
 
     def clear_calibration(self, table_id: str, expected_version: int | None = None) -> tuple[TableRecord, bool]:

@@ -204,7 +204,6 @@ def test_a_calibration_that_no_longer_fits_reads_without_it(client, stale):
     assert sent.status_code == 422 and sent.json()["error"]["code"] == "invalid_calibration"
 
 
-
 @needs_models
 def test_a_calibration_kept_before_the_classifier_hash_asks_for_a_new_photo(db_url):
     """Migration 0003 adds the crop classifier's SHA-256 to kept calibrations. One kept before it (a database at
@@ -237,6 +236,7 @@ def test_a_calibration_kept_before_the_classifier_hash_asks_for_a_new_photo(db_u
         assert calibration_problem(detector, kept.model, kept.kind, SHIPPED_SHA) is None
     finally:
         store.close()
+
 
 # ------------------------------------------------------------------------------------------------ the CLI
 
