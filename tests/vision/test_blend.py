@@ -1,4 +1,5 @@
-"""Blending two detector checkpoints (WiSE-FT): the ends are the two networks, the middle is between them."""
+"""Blending two checkpoints (WiSE-FT), the detector's or the crop classifier's: the ends are the two networks, the
+middle is between them."""
 
 from __future__ import annotations
 
@@ -52,3 +53,31 @@ def test_blend_of_the_shipped_checkpoint_with_itself_is_the_same_network(tmp_pat
     assert a.keys() == b.keys()
     for key in a:
         assert torch.allclose(a[key], b[key], atol=1e-3), key
+
+
+def test_a_crop_classifier_blend_halfway_is_the_mean_and_exports(tmp_path: Path) -> None:
+    from vision.training.train_classify import build_model, export_onnx
+
+    g = torch.Generator().manual_seed(1)
+    nets = []
+    for name in ("a", "b"):
+        net = build_model()
+        with torch.no_grad():
+            for t in net.state_dict().values():
+                if t.is_floating_point():
+                    t.copy_(torch.randn(t.shape, generator=g))
+        torch.save({"model": net.state_dict(), "width": 32, "extra": 0, "epochs": 1}, tmp_path / f"{name}.pt")
+        nets.append(net.state_dict())
+    out = blend_checkpoints(tmp_path / "a.pt", tmp_path / "b.pt", 0.5, tmp_path / "mid.pt")
+    mid = torch.load(out, weights_only=False, map_location="cpu")
+    assert mid["width"] == 32 and mid["extra"] == 0
+    for key, t in mid["model"].items():
+        if t.is_floating_point():
+            assert torch.allclose(t, (nets[0][key] + nets[1][key]) / 2), key
+    assert export_onnx(out, tmp_path / "mid.onnx").stat().st_size > 100_000
+
+
+def test_a_classifier_and_a_detector_checkpoint_are_not_blended(tmp_path: Path) -> None:
+    torch.save({"model": {"w": torch.zeros(1)}, "width": 32}, tmp_path / "crops.pt")
+    with pytest.raises(ValueError, match="crop classifier"):
+        blend_checkpoints(tmp_path / "crops.pt", ROOT / "models" / "zhuoji-tiles.pt", 0.5, tmp_path / "x.pt")

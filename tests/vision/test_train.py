@@ -95,6 +95,21 @@ def test_train_command_passes_its_options_through(capsys: pytest.CaptureFixture[
     assert usage.startswith("usage: zhuoji train") and "--data" in usage and "--resume" in usage
 
 
+def test_lr0_names_adamw_and_a_bad_one_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import vision.training.train as T
+
+    seen = {}
+    monkeypatch.setattr(T, "train", lambda *args, **extra: seen.update(extra) or tmp_path / "best.pt")
+    assert T.main(["--data", "d.yaml", "--lr0", "1e-4", "--cache"]) == 0
+    assert seen == {"optimizer": "AdamW", "lr0": 1e-4, "cache": "ram"}  # "auto" would ignore lr0
+    seen.clear()
+    assert T.main(["--data", "d.yaml"]) == 0 and seen == {}  # ultralytics' own choice by default
+    with pytest.raises(SystemExit) as exit_info:
+        T.main(["--data", "d.yaml", "--lr0", "3"])
+    assert exit_info.value.code == 2 and "learning rate" in capsys.readouterr().err
+
+
 def test_shipped_checkpoint_is_the_shipped_onnx_network() -> None:
     """`zhuoji train --init models/zhuoji-tiles.pt` must continue the model that ships, not an older one."""
     model = torch.load(ROOT / "models" / "zhuoji-tiles.pt", weights_only=False)["model"].float().eval()
