@@ -42,16 +42,6 @@ VIEW_NAMES = {"standing": "standing row from the seat", "melds": "flat hand with
               "closeup": "close-up (8-20 tiles)", "turned": "turned 90°"}
 
 
-def tile_accuracy(result: EvalResult) -> tuple[float, float, int]:
-    """(tile accuracy, precision, labelled tiles) from the confusion of confident boxes (``vision.training.evaluate``:
-    class-agnostic matching at IoU >= 0.5; the last row and column are 'not found' and 'a box on nothing')."""
-    c = result.confusion
-    right = int(np.trace(c[:NUM_CLASSES, :NUM_CLASSES]))
-    labels = int(c[:NUM_CLASSES].sum())
-    boxes = int(c[:, :NUM_CLASSES].sum())
-    return right / max(labels, 1), right / max(boxes, 1), labels
-
-
 def misses(result: EvalResult, k: int = 6) -> str:
     """The ``k`` most frequent errors: truth -> read, 'none' for a tile not found, 'extra' for a box on nothing."""
     names = [*CLASS_NAMES, "none"]
@@ -144,7 +134,7 @@ def main() -> int:
             continue
         everything += images
         conf, allc = score(pipeline, ranked, images, labels, hard, view)
-        acc, prec, n = tile_accuracy(conf)
+        acc, prec, n = conf.tile_accuracy()
         found = finding_ap50(ranked, images, labels, difficult_dir=hard)
         rows.append(f"| {VIEW_NAMES[view]} | {len(images)} | {n} | {acc:.3f} | {prec:.3f} | {allc.map50(SUITED):.3f} "
                     f"| {allc.map50([*SUITED, BACK]):.3f} | {found:.3f} |")
@@ -155,7 +145,7 @@ def main() -> int:
                 args.misses.mkdir(parents=True, exist_ok=True)
                 cv2.imwrite(str(args.misses / f"{view}.png"), sheet)
     conf, allc = score(pipeline, ranked, everything, labels, hard, "all")
-    acc, prec, n = tile_accuracy(conf)
+    acc, prec, n = conf.tile_accuracy()
     rows.append(f"| **all views** | {len(everything)} | {n} | {acc:.3f} | {prec:.3f} | {allc.map50(SUITED):.3f} | "
                 f"{allc.map50([*SUITED, BACK]):.3f} | {finding_ap50(ranked, everything, labels, difficult_dir=hard):.3f} |")
     held = [s for s in build.get("styles", []) if s in build.get("held_out", [])]
@@ -172,7 +162,7 @@ def main() -> int:
         for style in sorted(set(scene_styles.values())):
             imgs = [p for p in everything if scene_styles.get(p.stem) == style]
             if imgs:
-                a, pr, k = tile_accuracy(evaluate(pipeline, imgs, labels, desc=style, difficult_dir=hard))
+                a, pr, k = evaluate(pipeline, imgs, labels, desc=style, difficult_dir=hard).tile_accuracy()
                 out = "yes" if style in build.get("held_out", []) else "no"
                 print(f"| {style} | {out} | {len(imgs)} | {k} | {a:.3f} | {pr:.3f} |")
 
@@ -180,7 +170,7 @@ def main() -> int:
         real = sorted((REAL / "images" / "test").glob("*.jpg"))
         r = evaluate(ranked, real, REAL / "labels" / "test", REAL_REMAP, "real test")
         rc = evaluate(pipeline, real, REAL / "labels" / "test", REAL_REMAP, "real test, pipeline")
-        a, pr, k = tile_accuracy(rc)
+        a, pr, k = rc.tile_accuracy()
         print(f"\n## (a) Real photos, test split ({len(real)} images)\n\nmAP50 over 27 classes {r.map50(SUITED):.4f}; "
               f"tile accuracy {a:.3f} ({k} tiles), precision {pr:.3f}")
     return 0

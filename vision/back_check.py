@@ -6,7 +6,10 @@ top edge of a standing tile, the side of a tile in its back colour. Seen from th
 whole photo, and in the crop classifier's tight crop, a green chip and a green back look alike. The back check is a
 small binary network that sees each ``back`` box with its surroundings (the box grown by half its size on each
 side): a face-down tile has a body, ivory edges and a shadow, and usually neighbours; a chip has none of these.
-A checked box's confidence is multiplied by p(face-down tile) ** ``weight``; other boxes are untouched.
+A checked box's confidence is multiplied by p(face-down tile) ** ``weight``; other boxes are untouched. A box the
+detector and the crop classifier together already call ``back`` with confidence ≥ ``BACK_SURE`` is not checked:
+there both networks have seen the tile itself, and the check, which sees mostly its surroundings, was measured to
+sink teal backs beside a meld in turned photos (docs/experiments/views-run43.md).
 
 A :class:`BackCheck` called on (image, detections) is the stage's entry point; the :class:`~vision.detect.Detector`
 holds one and calls it after the crop classifier. ``datasets/back_crops.py`` cuts its training crops and
@@ -31,6 +34,7 @@ DEFAULT_BACK_CHECK = ROOT / "models" / "zhuoji-backs.onnx"
 BACK_CROP_SIZE = 64
 BACK_CROP_MARGIN = 0.5  # share of a box's width/height added on each side: the tile's body and neighbours in view
 BACK_WEIGHT = 1.0  # exponent of p(face-down tile) in a checked box's confidence (models/README.md: chosen on seed 0)
+BACK_SURE = 0.8  # a back box this confident is not checked (chosen on the views37 validation scenes)
 
 
 class BackCheck:
@@ -53,10 +57,10 @@ class BackCheck:
         crops = crop_tiles(img, xyxy, self.size, self.margin)
         return run_crops(self.session, to_input(crops)).reshape(-1)
 
-    def __call__(self, image, dets: Detections, weight: float = BACK_WEIGHT) -> Detections:
-        """The detections with each ``back`` box's confidence multiplied by p(face-down tile) ** ``weight``;
-        boxes, names and every other box unchanged."""
-        checked = np.flatnonzero(dets.class_id == BACK)
+    def __call__(self, image, dets: Detections, weight: float = BACK_WEIGHT, sure: float = BACK_SURE) -> Detections:
+        """The detections with each ``back`` box under confidence ``sure`` multiplied by p(face-down tile) **
+        ``weight``; boxes, names and every other box unchanged (``sure`` > 1 checks every ``back`` box)."""
+        checked = np.flatnonzero((dets.class_id == BACK) & (dets.confidence < sure))
         if len(checked) == 0:
             return dets
         p = self.probs(load_image(image), dets.xyxy[checked])

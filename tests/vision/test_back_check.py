@@ -17,7 +17,7 @@ from datasets.back_crops import label_backs, scene_images
 from datasets.back_crops import main as back_crops_main
 from datasets.crops import read_boxes
 from datasets.synth import artwork
-from vision.back_check import DEFAULT_BACK_CHECK, BackCheck
+from vision.back_check import BACK_SURE, DEFAULT_BACK_CHECK, BackCheck
 from vision.classes import BACK, CLASS_NAMES
 from vision.classify import DEFAULT_CLASSIFIER
 from vision.detect import Detector
@@ -48,7 +48,7 @@ def test_only_boxes_named_back_are_rescored(monkeypatch: pytest.MonkeyPatch) -> 
         return np.array([0.25, 0.01], np.float32)
 
     monkeypatch.setattr(check, "probs", probs)
-    out = check(np.zeros((100, 400, 3), np.uint8), dets, weight=0.5)
+    out = check(np.zeros((100, 400, 3), np.uint8), dets, weight=0.5, sure=2.0)
     assert np.array_equal(seen[0], dets.xyxy[[0, 2]])  # the 5p box is not looked at
     assert out.confidence == pytest.approx([0.9 * 0.5, 0.8, 0.6 * 0.1])
     assert np.array_equal(out.class_id, dets.class_id) and np.array_equal(out.xyxy, dets.xyxy)
@@ -58,16 +58,33 @@ def test_only_boxes_named_back_are_rescored(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @needs_model
+def test_a_back_both_networks_are_sure_of_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    dets = _dets([BACK, BACK, BACK], [BACK_SURE + 0.05, BACK_SURE - 0.05, BACK_SURE])
+    check = BackCheck()
+    seen: list[np.ndarray] = []
+
+    def probs(img, xyxy):
+        seen.append(xyxy)
+        return np.full(len(xyxy), 0.1, np.float32)
+
+    monkeypatch.setattr(check, "probs", probs)
+    out = check(np.zeros((100, 400, 3), np.uint8), dets)
+    assert len(seen) == 1 and np.array_equal(seen[0], dets.xyxy[[1]])  # only the doubtful one is looked at
+    assert out.confidence == pytest.approx([BACK_SURE + 0.05, (BACK_SURE - 0.05) * 0.1, BACK_SURE])
+
+
+@needs_model
 def test_the_detector_drops_a_back_the_check_sinks_below_its_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     detector = Detector(classifier=None)
     img = cv2.imread(str(SAMPLES / "sample_01.jpg"))
     plain = detector(img, closer=False)
     assert len(plain) > 3
-    # pretend the detector named two of its boxes `back`: one sure, one the check finds flat
-    named = plain.class_id.copy()
+    # pretend the detector named two of its boxes `back`: one the check finds a tile, one less sure and flat
+    named, score = plain.class_id.copy(), plain.confidence.copy()
     named[[0, 1]] = BACK
+    score[1] = 0.5
     monkeypatch.setattr("vision.detect._postprocess", lambda *a, **k: Detections(
-        plain.xyxy, plain.confidence, named, plain.top3_class, plain.top3_prob, plain.image_size))
+        plain.xyxy, score, named, plain.top3_class, plain.top3_prob, plain.image_size))
     flat = plain.xyxy[1]
     monkeypatch.setattr(detector.back_check, "probs", lambda img, xyxy: np.array(
         [0.005 if np.array_equal(b, flat) else 1.0 for b in xyxy], np.float32))

@@ -17,11 +17,13 @@ from vision.detect import (
     ANY_NAME_IOU,
     CANDIDATE_CONF,
     DEFAULT_MODEL,
+    ROW_CONF,
     SAME_NAME_IOU,
     Detector,
     ImageError,
     _postprocess,
     detect,
+    in_a_row,
     letterbox,
     load_image,
     suppress_same_name,
@@ -218,6 +220,9 @@ def test_finding_ignores_names_and_the_naming_ceiling_renames_found_boxes(tmp_pa
     ceiling = evaluate(renamed, [img], tmp_path)
     assert ceiling.ap50[0] == pytest.approx(1.0) and ceiling.ap50[5] == pytest.approx(1.0)
     assert ceiling.ap50[27] == 0.0  # the missed back tile stays missed
+    # of 3 labels 2 read right; of 3 boxes 2 right (the spurious one counts against precision)
+    assert ceiling.tile_accuracy() == (pytest.approx(2 / 3), pytest.approx(2 / 3), 3)
+    assert evaluate(predict, [img], tmp_path).tile_accuracy()[:2] == (0.0, 0.0)
 
 
 def test_scored_with_alternatives_a_misnamed_box_still_counts_for_its_right_name(tmp_path: Path) -> None:
@@ -390,3 +395,46 @@ def test_a_tile_the_detector_could_not_name_reaches_the_second_look_and_weak_box
     # Without the second look the cut is the detector's best score, as before.
     plain = detector(image, closer=False)
     assert plain.xyxy[:, 0].round().tolist() == [480.0]
+
+
+def _boxes(xyxy: list[tuple[float, float, float, float]], confidence: list[float],
+           image_size: tuple[int, int] = (640, 480)) -> Detections:
+    n = len(xyxy)
+    return Detections(np.array(xyxy, np.float32), np.array(confidence, np.float32), np.zeros(n, np.int64),
+                      np.zeros((n, 3), np.int64), np.tile([[0.9, 0.05, 0.05]], (n, 1)).astype(np.float32), image_size)
+
+
+def test_a_weak_box_in_a_row_beside_a_sure_tile_of_its_size_is_a_tile() -> None:
+    row = [(100 + 42 * i, 100, 140 + 42 * i, 156) for i in range(3)]  # three sure tiles, 40×56, 2 px apart
+    boxes = _boxes([*row, (42, 300, 82, 356),  # and a fourth sure tile near the photo's left edge
+                    (226, 100, 266, 156),  # the next tile of the row: weak
+                    (100, 158, 140, 214),  # under the first tile (a row running down the photo): weak
+                    (400, 300, 440, 356),  # alone on the table
+                    (120, 100, 160, 156),  # half on two sure tiles
+                    (226, 100, 300, 200),  # where a tile could be, but twice its size
+                    (0, 300, 40, 356),  # beside the fourth, but touching the edge: a tile may be cut there
+                    (4, 244, 44, 300),  # above that weak one only: weak boxes are no anchors
+                    (268, 100, 308, 156)],  # two tiles on from the sure ones
+                   [0.9, 0.8, 0.7, 0.9, 0.2, 0.15, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2])
+    assert in_a_row(boxes, 0.25, (640, 480)).tolist() == [False] * 4 + [True, True] + [False] * 6
+    # from the floor up only; the sure tiles are the anchors, so a caller's lower threshold leaves fewer weak
+    low = _boxes([*row, (226, 100, 266, 156)], [0.9, 0.8, 0.7, ROW_CONF - 0.01])
+    assert not in_a_row(low, 0.25, (640, 480)).any()
+    assert not in_a_row(boxes, 0.001, (640, 480)).any()  # a benchmark's whole curve: nothing lifted
+    assert not in_a_row(_boxes([], []), 0.25, (640, 480)).any()
+
+
+def test_the_detector_keeps_a_weak_tile_in_a_row_at_its_threshold() -> None:
+    """The row rule in the stage: a weak box beside three sure tiles comes out at ``conf``; the same box alone on
+    the table does not, and without the second look (``closer=False``) nothing is lifted."""
+    row = [((100.0 + 42 * i, 100.0, 40.0, 56.0), {"3m": 0.9}) for i in range(3)]
+    weak = ((226.0, 100.0, 40.0, 56.0), {"5p": 0.15})
+    alone = ((400.0, 400.0, 40.0, 56.0), {"5p": 0.15})
+    detector = _Scripted([*row, weak, alone])
+    image = np.full((640, 640, 3), 128, np.uint8)
+    everything = detector(image, conf=0.01)
+    assert ((everything.confidence >= ROW_CONF) & (everything.confidence < 0.25)).sum() == 2  # both weak
+    found = detector(image)
+    assert sorted(found.xyxy[:, 0].round().tolist()) == [80.0, 122.0, 164.0, 206.0]
+    assert found.confidence[found.xyxy[:, 0].round() == 206.0].tolist() == [0.25]
+    assert sorted(detector(image, closer=False).xyxy[:, 0].round().tolist()) == [80.0, 122.0, 164.0]

@@ -44,6 +44,15 @@ class EvalResult:
         vals = [self.ap50[c] for c in classes if not np.isnan(self.ap50[c])]
         return float(np.mean(vals)) if vals else float("nan")
 
+    def tile_accuracy(self) -> tuple[float, float, int]:
+        """(tile accuracy, precision, labelled tiles) of the confident boxes: labels read right over labels (found
+        or not), and over boxes (those on nothing included)."""
+        c = self.confusion
+        right = int(np.trace(c[:NUM_CLASSES, :NUM_CLASSES]))
+        labels = int(c[:NUM_CLASSES].sum())
+        boxes = int(c[:, :NUM_CLASSES].sum())
+        return right / max(labels, 1), right / max(boxes, 1), labels
+
     def confused(self, pairs: Iterable[tuple[str, str]]) -> dict[str, int]:
         """How often truth A was read as B (and B as A) among boxes found at IoU ≥ 0.5."""
         idx = {n: i for i, n in enumerate(CLASS_NAMES)}
