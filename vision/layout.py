@@ -993,20 +993,32 @@ def _far_melds(geo: _Geometry, groups: list[list[int]], rows: list[list[int]], b
 
 def _river(geo: _Geometry, dets: Detections, kept: np.ndarray, groups: list[list[int]], rows: list[list[int]],
            blocks: list[list[int]], others: list[int], parts: _Parts) -> None:
-    """The river: the biggest other block of two or more tiles (a lone box beside it must look like a tile)."""
-    size = {b: sum(len(groups[g]) for r in blocks[b] for g in rows[r]) for b in others}
+    """The river: the biggest other block of two or more tiles (a lone box beside it must look like a tile). A
+    row of mostly face-down tiles is no part of it: discards lie face up, and a row of backs apart from the hand
+    is the wall."""
+    shown = _shown_classes(dets, kept)
+    members = {r: [k for g in rows[r] for k in groups[g]] for b in others for r in blocks[b]}
+    walls = {r for r, m in members.items() if len(m) >= 2 and 2 * int((shown[m] == BACK).sum()) > len(m)}
+    for r in sorted(walls):
+        parts.unassigned.append(([k for k in members[r] if shown[k] == BACK],
+                                 "face-down tiles apart from the hand: the wall, not discards"))
+        if up := [k for k in members[r] if shown[k] != BACK]:
+            parts.unassigned.append((up, "tiles in a row of the wall, not discards"))
+    size = {b: sum(len(members[r]) for r in blocks[b] if r not in walls) for b in others}
     multi = sorted((b for b in others if size[b] >= 2), key=lambda b: -size[b])
-    if not multi:
-        return
-    for r in blocks[multi[0]]:
+    river = multi[0] if multi else None
+    for r in blocks[river] if river is not None else []:
+        if r in walls:
+            continue
         single = groups[rows[r][0]][0] if len(rows[r]) == 1 and len(groups[rows[r][0]]) == 1 else None
         if single is not None and not _plausible_tile(geo, single, float(dets.confidence[kept[single]])):
             parts.unassigned.append(([single], "box beside the river, unlike a tile here (size or confidence)"))
         else:
             parts.river.append(r)
-    for b in multi[1:]:
-        members = [k for r in blocks[b] for g in rows[r] for k in groups[g]]
-        parts.unassigned.append((members, "tiles away from both the hand and the river"))
+    for b in others:  # a block of one box is a lone tile (_lone_tiles)
+        rest = [k for r in blocks[b] if r not in walls for k in members[r]]
+        if b != river and rest and sum(len(members[r]) for r in blocks[b]) >= 2:
+            parts.unassigned.append((rest, "tiles away from both the hand and the river"))
 
 
 def _lone_tiles(geo: _Geometry, dets: Detections, kept: np.ndarray, groups: list[list[int]],

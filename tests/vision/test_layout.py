@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vision.classes import BACK
 from vision.detections import Detections
 from vision.layout import Layout, layout
 from vision.training.layout_synth import NOISE_KINDS, generate, generate_table, layout_mismatches
@@ -127,6 +128,28 @@ def test_broken_and_duplicate_boxes_are_unassigned_with_a_reason() -> None:
     assert "invalid" in reasons[len(d)]  # the NaN box
     assert "overlaps box 0" in reasons[len(d) + 1]
     assert {t.box for t in lay.concealed} == set(scene.truth.concealed)
+
+
+def test_a_row_of_backs_beyond_the_river_is_the_wall_not_the_river() -> None:
+    """The live wall in view, face down with two face-up tiles at its end and longer than the river, is left
+    out: discards lie face up (sample_06.jpg's wall was taken for the river and its backs read as 2s)."""
+    scene = generate(np.random.default_rng(4), (), melds=0, river=6, indicator=False)
+    d, truth = scene.dets, scene.truth
+    tiles = d.xyxy[truth.river]
+    w, h = float(np.median(tiles[:, 2] - tiles[:, 0])), float(np.median(tiles[:, 3] - tiles[:, 1]))
+    top = float(tiles[:, 1].min()) - 1.5 * h  # beyond the river, on the far side of the hand
+    x0 = float(tiles[:, 0].min())
+    wall = np.array([[x0 + i * w, top, x0 + (i + 1) * w, top + h] for i in range(11)])
+    names = np.array([BACK] * 9 + [2, 15])  # 3m and 7p lying at the wall's end
+    dets = Detections(np.vstack([d.xyxy, wall]), np.append(d.confidence, np.full(11, 0.6)),
+                      np.append(d.class_id, names), image_size=d.image_size)
+    assert top > 0
+    lay = layout(dets)
+    assert {t.box for t in lay.river} == set(truth.river)
+    reasons = {u.box: u.reason for u in lay.unassigned}
+    assert all("face-down" in reasons[len(d) + i] for i in range(9)), reasons
+    assert "row of the wall" in reasons[len(d) + 9] and "row of the wall" in reasons[len(d) + 10]
+    assert {t.box for t in layout(d).river} == set(truth.river)  # without the wall, the same river
 
 
 def test_unknown_mode_is_a_clear_error() -> None:
