@@ -230,8 +230,9 @@ def in_a_row(dets: Detections, conf: float, image_size: tuple[int, int], floor: 
     inside = (boxes[:, 0] > 2) & (boxes[:, 1] > 2) & (boxes[:, 2] < w - 2) & (boxes[:, 3] < h - 2)
     inter = box_intersection(boxes, tiles)
     covered = (inter / np.maximum(bw * bh, 1e-9)[:, None] >= ROW_COVER) | (inter / np.maximum(tw * th, 1e-9) >= ROW_COVER)
-    alike = ((np.abs(np.log(np.maximum(bw, 1e-9)[:, None] / np.maximum(tw, 1e-9))) < np.log(ROW_SIZE)) &
-             (np.abs(np.log(np.maximum(bh, 1e-9)[:, None] / np.maximum(th, 1e-9))) < np.log(ROW_SIZE)))
+    log_w, log_h = np.log(np.maximum(bw, 1e-9))[:, None], np.log(np.maximum(bh, 1e-9))[:, None]
+    alike = ((np.abs(log_w - np.log(np.maximum(tw, 1e-9))) < np.log(ROW_SIZE)) &
+             (np.abs(log_h - np.log(np.maximum(th, 1e-9))) < np.log(ROW_SIZE)))
     gap_x = np.maximum(0, np.maximum(tiles[None, :, 0] - boxes[:, None, 2], boxes[:, None, 0] - tiles[None, :, 2]))
     gap_y = np.maximum(0, np.maximum(tiles[None, :, 1] - boxes[:, None, 3], boxes[:, None, 1] - tiles[None, :, 3]))
     over_x = np.minimum(tiles[None, :, 2], boxes[:, None, 2]) - np.maximum(tiles[None, :, 0], boxes[:, None, 0])
