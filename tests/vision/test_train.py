@@ -110,6 +110,20 @@ def test_lr0_names_adamw_and_a_bad_one_is_refused(monkeypatch: pytest.MonkeyPatc
     assert exit_info.value.code == 2 and "learning rate" in capsys.readouterr().err
 
 
+def test_close_mosaic_is_passed_on_and_a_bad_count_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import vision.training.train as T
+
+    seen = {}
+    monkeypatch.setattr(T, "train", lambda *args, **extra: seen.update(extra) or tmp_path / "best.pt")
+    assert T.main(["--data", "d.yaml", "--epochs", "1", "--close-mosaic", "0"]) == 0
+    assert seen == {"close_mosaic": 0}  # mosaic kept on for the whole one-epoch fine-tune
+    for bad in ("-1", "3"):
+        with pytest.raises(SystemExit) as exit_info:
+            T.main(["--data", "d.yaml", "--epochs", "2", "--close-mosaic", bad])
+        assert exit_info.value.code == 2 and "--close-mosaic" in capsys.readouterr().err
+
+
 def test_shipped_checkpoint_is_the_shipped_onnx_network() -> None:
     """`zhuoji train --init models/zhuoji-tiles.pt` must continue the model that ships, not an older one."""
     model = torch.load(ROOT / "models" / "zhuoji-tiles.pt", weights_only=False)["model"].float().eval()

@@ -222,13 +222,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lr0", type=float, help="AdamW's learning rate (a gentler fine-tune); by default ultralytics "
                                              "picks one (AdamW at 2e-3 * 5 / (4 + 29 classes), about 3e-4, for "
                                              "runs under 10,000 batches)")
+    p.add_argument("--close-mosaic", type=int, help="the last epochs trained without mosaic; by default a quarter "
+                                                    "of them, at least 1 (so a one-epoch fine-tune sees no mosaic: "
+                                                    "0 keeps it on, and with it small crowded tiles)")
     p.add_argument("--export", type=Path, help="after training, export the best weights to this ONNX path")
     args = p.parse_args(argv)
     if args.lr0 is not None and not 0 < args.lr0 < 1:
         p.error(f"--lr0 {args.lr0}: a learning rate between 0 and 1")
+    if args.close_mosaic is not None and not 0 <= args.close_mosaic <= args.epochs:
+        p.error(f"--close-mosaic {args.close_mosaic}: a count of epochs from 0 to --epochs ({args.epochs})")
     extra = {"cache": "ram"} if args.cache else {}
     if args.lr0 is not None:  # ultralytics' optimizer "auto" ignores lr0: name the optimizer it would pick
         extra.update(optimizer="AdamW", lr0=args.lr0)
+    if args.close_mosaic is not None:
+        extra["close_mosaic"] = args.close_mosaic
     best = train(args.data, args.init, args.epochs, args.out, args.name, args.imgsz, args.batch, args.fraction,
                  args.resume, **extra)
     if args.export:
