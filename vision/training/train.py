@@ -222,9 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lr0", type=float, help="AdamW's learning rate (a gentler fine-tune); by default ultralytics "
                                              "picks one (AdamW at 2e-3 * 5 / (4 + 29 classes), about 3e-4, for "
                                              "runs under 10,000 batches)")
-    p.add_argument("--close-mosaic", type=int, help="the last epochs trained without mosaic; by default a quarter "
-                                                    "of them, at least 1 (so a one-epoch fine-tune sees no mosaic: "
-                                                    "0 keeps it on, and with it small crowded tiles)")
+    p.add_argument("--close-mosaic", type=int, help="the last epochs trained without mosaic (0: mosaic throughout); "
+                                                    "by default a quarter of them, at least 1")
     p.add_argument("--export", type=Path, help="after training, export the best weights to this ONNX path")
     args = p.parse_args(argv)
     if args.lr0 is not None and not 0 < args.lr0 < 1:
