@@ -9,7 +9,9 @@ real photos, one kind per scene (``VIEWS``):
   discard taken), the melds beside, above or below the row;
 * ``river``: discards (河) in loose heaps and untidy rows, any rotation, seen from any seat;
 * ``closeup``: 8-20 tiles filling the frame (a row, a small grid or a heap);
-* ``turned``: a standing row or a flat hand photographed with the phone held sideways (±90°).
+* ``turned``: a standing row or a flat hand photographed with the phone held sideways (±90°);
+* ``heap``: 40-70 tiles pushed together after a hand, touching at every angle, seen from above (a training view
+  only: not one of the benchmark's ``BENCHMARK_VIEWS``).
 
 Tiles are the synthetic builder's rounded 3-D bodies (ivory face layer, coloured back layer: green, blue,
 yellow, orange or white; soft cast and contact shadows), rendered by a pinhole camera with a pure numpy/OpenCV
@@ -49,8 +51,10 @@ from tqdm import tqdm
 from datasets import styles as styles_mod
 from datasets import synth as S
 
-VIEWS = ("standing", "melds", "river", "closeup", "turned")
-TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "turned": 0.1}
+# A new view goes at the end: a scene's random stream is seeded by its view's index, so earlier sets stay the same.
+VIEWS = ("standing", "melds", "river", "closeup", "turned", "heap")
+BENCHMARK_VIEWS = VIEWS[:5]  # the views the benchmark reports and the default of --views
+TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "turned": 0.1, "heap": 0.1}
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -240,7 +244,51 @@ def layout_closeup(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tup
     return tiles, tiles
 
 
-LAYOUTS = {"standing": layout_standing, "melds": layout_melds, "river": layout_river, "closeup": layout_closeup}
+def dense_heap(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, n: int, p_other: float, p_down: float
+               ) -> list[S.TilePose]:
+    """Up to ``n`` tiles touching at any angle, none overlapping: each new tile is tried against a tile already
+    down, the nearer the middle of two drawn, so the heap grows compact like one pushed together."""
+    tiles: list[S.TilePose] = []
+    rects: list[np.ndarray] = []
+    reach = math.hypot(ts.w, ts.h)
+    for _ in range(n):
+        face = deck.draw(p_other)
+        if face is None:
+            break
+        for _try in range(60):
+            if tiles:
+                picks = [tiles[int(k)] for k in rng.integers(len(tiles), size=2)]
+                anchor = min(picks, key=lambda t: math.hypot(t.x, t.y))
+                a, r = rng.uniform(-math.pi, math.pi), rng.uniform(0.5, 1.0) * reach
+                x, y = anchor.x + r * math.cos(a), anchor.y + r * math.sin(a)
+            else:
+                x = y = 0.0
+            t = S.TilePose(face, "down" if rng.random() < p_down else "up", x, y, yaw=rng.uniform(-math.pi, math.pi))
+            rect = S.tile_corners(t, ts)[:4, :2]
+            near = [o for o, u in zip(rects, tiles, strict=True) if math.hypot(u.x - x, u.y - y) < reach]
+            if not any(S.polys_overlap(rect, o) for o in near):
+                tiles.append(t)
+                rects.append(rect)
+                break
+    return tiles
+
+
+def layout_heap(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tuple[list[S.TilePose], list[S.TilePose]]:
+    """The heap of discards in the middle after a hand: 40-70 tiles touching at every angle, some honours of a
+    136/144-tile set, sometimes a row laid out before a player at the frame's edge (the camera frames the heap)."""
+    heap = dense_heap(deck, ts, rng, int(rng.integers(40, 71)), p_other=rng.uniform(0.0, 0.3),
+                      p_down=rng.uniform(0.0, 0.08))
+    tiles = list(heap)
+    if heap and rng.random() < 0.4:
+        faces = [f for f in (deck.draw(0.1) for _ in range(int(rng.integers(6, 15)))) if f is not None]
+        line = S.row([(f, "up", False) for f in faces], ts, rng, gap=rng.uniform(0.0, 0.08))
+        x0 = min(t.x for t in heap) + rng.uniform(-2.0, 1.0)
+        tiles += shifted(line, x0, min(t.y for t in heap) - ts.h - rng.uniform(0.8, 2.0))
+    return tiles, heap
+
+
+LAYOUTS = {"standing": layout_standing, "melds": layout_melds, "river": layout_river, "closeup": layout_closeup,
+           "heap": layout_heap}
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -283,6 +331,9 @@ def view_camera(rng: np.random.Generator, view: str, layout: str, focus: list[S.
     elif layout == "river":
         tilt, azimuth = math.radians(rng.uniform(0, 50)), rng.uniform(-math.pi, math.pi)
         fill, f_rel = rng.uniform(0.45, 0.95), rng.uniform(0.8, 1.8)
+    elif layout == "heap":  # from above, any seat: the heap fills most of the frame
+        tilt, azimuth = math.radians(rng.uniform(0, 40)), rng.uniform(-math.pi, math.pi)
+        fill, f_rel = rng.uniform(0.5, 1.0), rng.uniform(0.8, 1.6)
     else:  # closeup: the tiles fill the frame
         tilt, azimuth = math.radians(rng.uniform(0, 50)), -math.pi / 2 + rng.normal(0, 0.3)
         fill, f_rel = rng.uniform(0.85, 1.3), rng.uniform(0.75, 1.5)
@@ -500,7 +551,7 @@ def plan(n: int | None, per_view: int | None, views: tuple[str, ...] | list[str]
     return [(v, i, "val" if k in val else "train") for k, (v, i) in enumerate(items)]
 
 
-def build(out_dir: str | Path, names: list[str], seed: int, views: tuple[str, ...] | list[str] = VIEWS, n: int | None = None,
+def build(out_dir: str | Path, names: list[str], seed: int, views: tuple[str, ...] | list[str] = BENCHMARK_VIEWS, n: int | None = None,
           per_view: int | None = None, size: int = 640, split: str = "train", val_frac: float = 0.1,
           workers: int = 1, progress: bool = True, command: str = "") -> Path:
     """Write the scenes and a data.yaml; returns its path. ``split="val"`` puts every scene in validation (a
@@ -556,7 +607,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--preview", type=Path, help="write PNGs with boxes drawn here instead")
     ap.add_argument("--n", type=int, help="scenes in all, shared among the views by TRAIN_SHARES")
     ap.add_argument("--per-view", type=int, help="scenes per view (a benchmark set)")
-    ap.add_argument("--views", default=",".join(VIEWS), help="comma list of views")
+    ap.add_argument("--views", default=",".join(BENCHMARK_VIEWS),
+                    help=f"comma list of views, of {', '.join(VIEWS)} (default: all but heap)")
     ap.add_argument("--styles", default="train", help="train | held-out | a comma list of style names")
     ap.add_argument("--random-styles", type=int, default=0,
                     help="with --styles train: add this many random styles (rand-0 ...), drawn in half the scenes")

@@ -82,7 +82,7 @@ from datasets.synth.labels import (
     write_data_yaml,
     yolo_lines,
 )
-from datasets.synth.layout import Deck, pile, river, row, scene_layout, suit_sort_key
+from datasets.synth.layout import Deck, pile, polys_overlap, river, row, scene_layout, suit_sort_key
 from datasets.synth.render import (
     Light,
     add_clutter,
@@ -102,7 +102,7 @@ __all__ = ["BLURRED", "BOX_KINDS", "Camera", "Deck", "FELT_COLOURS", "Face", "GL
     "TRUNCATED", "TilePose", "TileSet", "add_clutter", "available_styles", "back_texture", "blur", "build",
     "compose", "difficult_words", "difficulty", "draw_boxes", "draw_shadows", "draw_tile", "fbm", "get_art",
     "jitter_colour", "jpeg", "load_art", "look_at", "main", "narrow_width", "other_faces", "photometric",
-    "pile", "place", "preview", "random_camera", "random_light", "random_texture", "random_tileset",
+    "pile", "place", "polys_overlap", "preview", "random_camera", "random_light", "random_texture", "random_tileset",
     "read_yolo", "render_scene", "render_tile_face_on", "river", "row", "scaled_glyph", "scene_layout",
     "scene_rng", "sensor_noise", "set_shared", "share_inside", "shared_folder", "shown_label",
     "suit_sort_key", "texture_level", "tile_corners", "tile_frame", "tile_outline", "write_data_yaml",

@@ -148,7 +148,7 @@ def test_a_row_seen_from_above_is_labelled_tile_by_tile(views: ModuleType) -> No
         assert OTHER in labels.classes
 
 
-@pytest.mark.parametrize("view", ["standing", "melds", "river", "closeup", "turned"])
+@pytest.mark.parametrize("view", ["standing", "melds", "river", "closeup", "turned", "heap"])
 def test_each_view_renders_with_valid_labels(views: ModuleType, view: str) -> None:
     names = some_styles(views)
     vs = views.render_view(views.view_rng(7, view, 0), view, names, SIZE)
@@ -167,6 +167,61 @@ def test_each_view_renders_with_valid_labels(views: ModuleType, view: str) -> No
         cx = (sc.face_boxes[:, 0] + sc.face_boxes[:, 2]) / 2
         cy = (sc.face_boxes[:, 1] + sc.face_boxes[:, 3]) / 2
         assert np.ptp(cy) > np.ptp(cx)
+
+
+def test_a_heap_is_one_dense_pile_without_overlaps(views: ModuleType) -> None:
+    """The heap view's tiles touch at any angle, as a heap pushed together after a hand does, and never overlap."""
+    S = views.S
+    style = some_styles(views)[0]
+    rng = np.random.default_rng(11)
+    ts = views.tileset(rng, style)
+    tiles = views.dense_heap(S.Deck(rng, views.honours(style)), ts, rng, 60, p_other=0.1, p_down=0.05)
+    assert len(tiles) >= 50
+    rects = [S.tile_corners(t, ts)[:4, :2] for t in tiles]
+    assert not any(S.polys_overlap(a, b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    reach = math.hypot(ts.w, ts.h)
+    for t in tiles:  # no stray: every tile lies within a tile's diagonal of another
+        assert min(math.hypot(t.x - u.x, t.y - u.y) for u in tiles if u is not t) <= reach
+    # compact: the tiles cover at least a third of the heap's outline (its convex hull)
+    pts = np.concatenate(rects)
+    hull = pts[_hull(pts)]
+    area = 0.5 * abs(np.dot(hull[:, 0], np.roll(hull[:, 1], 1)) - np.dot(hull[:, 1], np.roll(hull[:, 0], 1)))
+    assert len(tiles) * ts.w * ts.h >= area / 3
+    assert len({round(t.yaw, 1) for t in tiles}) > len(tiles) // 2  # at every angle, not in rows
+
+
+def _hull(pts: np.ndarray) -> list[int]:
+    """Indices of the convex hull of 2-D points, in order (Andrew's monotone chain)."""
+    order = sorted(range(len(pts)), key=lambda i: (pts[i, 0], pts[i, 1]))
+
+    def half(idx: list[int]) -> list[int]:
+        out: list[int] = []
+        for i in idx:
+            while len(out) >= 2 and _cross(pts[out[-1]] - pts[out[-2]], pts[i] - pts[out[-2]]) <= 0:
+                out.pop()
+            out.append(i)
+        return out[:-1]
+
+    return half(order) + half(order[::-1])
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
+def test_the_default_views_are_the_benchmark_views(views: ModuleType, tmp_path: Path) -> None:
+    """``heap`` trains the detector but is not a benchmark view: a set built without --views has no heaps, and
+    the views before it keep their random streams (so earlier sets and benchmarks are rebuilt the same)."""
+    assert "heap" in views.VIEWS and "heap" not in views.BENCHMARK_VIEWS
+    assert views.VIEWS[: len(views.BENCHMARK_VIEWS)] == views.BENCHMARK_VIEWS
+    names = some_styles(views)
+    common = ["--per-view", "1", "--split", "val", "--size", "160", "--styles", ",".join(names),
+              "--shared", str(ROOT.parent / "shared")]
+    views.main(["--out", str(tmp_path / "set"), *common])
+    assert sorted(p.stem for p in (tmp_path / "set" / "images" / "val").glob("*.jpg")) == sorted(
+        f"{v}_000000" for v in views.BENCHMARK_VIEWS)
+    with pytest.raises(SystemExit):
+        views.main(["--out", str(tmp_path / "x"), *common, "--views", "heap,pile"])
 
 
 def test_build_writes_a_benchmark_set(views: ModuleType, tmp_path: Path) -> None:
