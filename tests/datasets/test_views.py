@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from types import ModuleType
 
+import cv2
 import numpy as np
 import pytest
 
@@ -183,30 +184,9 @@ def test_a_heap_is_one_dense_pile_without_overlaps(views: ModuleType) -> None:
     for t in tiles:  # no stray: every tile lies within a tile's diagonal of another
         assert min(math.hypot(t.x - u.x, t.y - u.y) for u in tiles if u is not t) <= reach
     # compact: the tiles cover at least a third of the heap's outline (its convex hull)
-    pts = np.concatenate(rects)
-    hull = pts[_hull(pts)]
-    area = 0.5 * abs(np.dot(hull[:, 0], np.roll(hull[:, 1], 1)) - np.dot(hull[:, 1], np.roll(hull[:, 0], 1)))
+    area = cv2.contourArea(cv2.convexHull(np.concatenate(rects).astype(np.float32)))
     assert len(tiles) * ts.w * ts.h >= area / 3
     assert len({round(t.yaw, 1) for t in tiles}) > len(tiles) // 2  # at every angle, not in rows
-
-
-def _hull(pts: np.ndarray) -> list[int]:
-    """Indices of the convex hull of 2-D points, in order (Andrew's monotone chain)."""
-    order = sorted(range(len(pts)), key=lambda i: (pts[i, 0], pts[i, 1]))
-
-    def half(idx: list[int]) -> list[int]:
-        out: list[int] = []
-        for i in idx:
-            while len(out) >= 2 and _cross(pts[out[-1]] - pts[out[-2]], pts[i] - pts[out[-2]]) <= 0:
-                out.pop()
-            out.append(i)
-        return out[:-1]
-
-    return half(order) + half(order[::-1])
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> float:
-    return float(a[0] * b[1] - a[1] * b[0])
 
 
 def test_the_default_views_are_the_benchmark_views(views: ModuleType, tmp_path: Path) -> None:
