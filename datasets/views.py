@@ -11,7 +11,9 @@ real photos, one kind per scene (``VIEWS``):
 * ``closeup``: 8-20 tiles filling the frame (a row, a small grid or a heap);
 * ``turned``: a standing row or a flat hand photographed with the phone held sideways (±90°);
 * ``heap``: 40-70 tiles pushed together after a hand, touching at every angle, seen from above (a training view
-  only: not one of the benchmark's ``BENCHMARK_VIEWS``).
+  only: not one of the benchmark's ``BENCHMARK_VIEWS``);
+* ``overhead``: one's standing row photographed from above it, close (tops in view, faces foreshortened to a
+  strip), the row running straight or diagonally across the frame (a training view only).
 
 Tiles are the synthetic builder's rounded 3-D bodies (ivory face layer, coloured back layer: green, blue,
 yellow, orange or white; soft cast and contact shadows), rendered by a pinhole camera with a pure numpy/OpenCV
@@ -52,9 +54,10 @@ from datasets import styles as styles_mod
 from datasets import synth as S
 
 # A new view goes at the end: a scene's random stream is seeded by its view's index, so earlier sets stay the same.
-VIEWS = ("standing", "melds", "river", "closeup", "turned", "heap")
+VIEWS = ("standing", "melds", "river", "closeup", "turned", "heap", "overhead")
 BENCHMARK_VIEWS = VIEWS[:5]  # the views the benchmark reports and the default of --views
-TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "turned": 0.1, "heap": 0.1}
+TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "turned": 0.1, "heap": 0.1,
+                "overhead": 0.15}
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -287,8 +290,15 @@ def layout_heap(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tuple[
     return tiles, heap
 
 
+def layout_overhead(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator
+                    ) -> tuple[list[S.TilePose], list[S.TilePose]]:
+    """6-11 tiles of a standing row: few enough that, seen from above and close, each face is a readable strip."""
+    row = standing_row(deck, ts, rng, int(rng.integers(6, 12)))
+    return row, row
+
+
 LAYOUTS = {"standing": layout_standing, "melds": layout_melds, "river": layout_river, "closeup": layout_closeup,
-           "heap": layout_heap}
+           "heap": layout_heap, "overhead": layout_overhead}
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -331,6 +341,9 @@ def view_camera(rng: np.random.Generator, view: str, layout: str, focus: list[S.
     elif layout == "river":
         tilt, azimuth = math.radians(rng.uniform(0, 50)), rng.uniform(-math.pi, math.pi)
         fill, f_rel = rng.uniform(0.45, 0.95), rng.uniform(0.8, 1.8)
+    elif layout == "overhead":  # a standing row from above it, close: the faces foreshortened, any diagonal
+        tilt, azimuth = math.radians(rng.uniform(12, 40)), -math.pi / 2 + rng.uniform(-1.0, 1.0)
+        fill, f_rel = rng.uniform(0.9, 1.5), rng.uniform(0.75, 1.5)
     elif layout == "heap":  # from above, any seat: the heap fills most of the frame
         tilt, azimuth = math.radians(rng.uniform(0, 40)), rng.uniform(-math.pi, math.pi)
         fill, f_rel = rng.uniform(0.5, 1.0), rng.uniform(0.8, 1.6)

@@ -189,10 +189,32 @@ def test_a_heap_is_one_dense_pile_without_overlaps(views: ModuleType) -> None:
     assert len({round(t.yaw, 1) for t in tiles}) > len(tiles) // 2  # at every angle, not in rows
 
 
+def test_an_overhead_row_is_seen_from_above_in_any_direction(views: ModuleType) -> None:
+    """The overhead view looks down on a short standing row from close above it (tops in view, faces
+    foreshortened to strips), and the row may cross the frame diagonally."""
+    names = some_styles(views)
+    angles, labelled = [], 0
+    for i in range(12):
+        vs = views.render_view(views.view_rng(5, "overhead", i), "overhead", names, SIZE)
+        assert 6 <= len(vs.tiles) <= 11 and all(t.pose == "stand" for t in vs.tiles)
+        tilt = math.degrees(math.acos(float(np.clip(-vs.camera.R[2, 2], -1, 1))))
+        assert tilt <= 41, tilt  # looking down at most 40° from straight down (and a little roll)
+        ends = vs.camera.project(np.array([[t.x, t.y, 0.0] for t in (vs.tiles[0], vs.tiles[-1])]))[0]
+        d = ends[1] - ends[0]
+        angles.append(abs(math.degrees(math.atan2(d[1], d[0]))) % 180)
+        labelled += len(vs.scene.classes)
+        sc = vs.scene
+        assert ((sc.classes >= 0) & (sc.classes < NUM_CLASSES)).all()
+        assert (sc.face_boxes[:, :2] >= 0).all() and (sc.face_boxes[:, 2:] <= SIZE).all()
+    assert labelled >= 12  # most scenes show readable face strips
+    assert any(20 < min(a, 180 - a) < 70 for a in angles)  # some rows run diagonally across the frame
+
+
 def test_the_default_views_are_the_benchmark_views(views: ModuleType, tmp_path: Path) -> None:
-    """``heap`` trains the detector but is not a benchmark view: a set built without --views has no heaps, and
-    the views before it keep their random streams (so earlier sets and benchmarks are rebuilt the same)."""
-    assert "heap" in views.VIEWS and "heap" not in views.BENCHMARK_VIEWS
+    """``heap`` and ``overhead`` train the detector but are not benchmark views: a set built without --views has
+    neither, and the views before them keep their random streams (so earlier sets and benchmarks are rebuilt the
+    same)."""
+    assert {"heap", "overhead"} <= set(views.VIEWS) and not {"heap", "overhead"} & set(views.BENCHMARK_VIEWS)
     assert views.VIEWS[: len(views.BENCHMARK_VIEWS)] == views.BENCHMARK_VIEWS
     names = some_styles(views)
     common = ["--per-view", "1", "--split", "val", "--size", "160", "--styles", ",".join(names),
