@@ -13,7 +13,9 @@ real photos, one kind per scene (``VIEWS``):
 * ``heap``: 40-70 tiles pushed together after a hand, touching at every angle, seen from above (a training view
   only: not one of the benchmark's ``BENCHMARK_VIEWS``);
 * ``overhead``: one's standing row photographed from above it, close (tops in view, faces foreshortened to a
-  strip), the row running straight or diagonally across the frame (a training view only).
+  strip), the row running straight or diagonally across the frame (a training view only);
+* ``kongs``: a flat hand as in ``melds`` where most melds are 闷豆 (concealed kongs) and half the sets have backs
+  as pale as their faces (a training view only).
 
 Tiles are the synthetic builder's rounded 3-D bodies (ivory face layer, coloured back layer: green, blue,
 yellow, orange or white; soft cast and contact shadows), rendered by a pinhole camera with a pure numpy/OpenCV
@@ -54,10 +56,10 @@ from datasets import styles as styles_mod
 from datasets import synth as S
 
 # A new view goes at the end: a scene's random stream is seeded by its view's index, so earlier sets stay the same.
-VIEWS = ("standing", "melds", "river", "closeup", "turned", "heap", "overhead")
+VIEWS = ("standing", "melds", "river", "closeup", "turned", "heap", "overhead", "kongs")
 BENCHMARK_VIEWS = VIEWS[:5]  # the views the benchmark reports and the default of --views
 TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "turned": 0.1, "heap": 0.1,
-                "overhead": 0.15}
+                "overhead": 0.15, "kongs": 0.1}
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -130,10 +132,13 @@ def standing_row(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, n: int) 
     return tiles
 
 
-def meld_with_turn(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, p_turn: float) -> list[S.TilePose]:
+def meld_with_turn(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, p_turn: float,
+                   p_concealed: float = 0.25) -> list[S.TilePose]:
     """One 碰/杠 face up (a tile turned sideways with probability ``p_turn``: the discard taken from another
-    player), or a 闷豆 (concealed kong: four face down, or three down and one up)."""
-    kind = rng.choice(["pong", "kong", "concealed"], p=[0.55, 0.2, 0.25])
+    player), or, with probability ``p_concealed``, a 闷豆 (concealed kong: four face down, or three down and one
+    up)."""
+    rest = 1.0 - p_concealed
+    kind = rng.choice(["pong", "kong", "concealed"], p=[rest * 0.55 / 0.75, rest * 0.2 / 0.75, p_concealed])
     k = 3 if kind == "pong" else 4
     face = deck.draw_same(k)
     if face is None:
@@ -150,12 +155,13 @@ def meld_with_turn(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, p_turn
     return S.row([(face, "up", t) for t in turned], ts, rng, gap)
 
 
-def melds_line(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, n: int, p_turn: float) -> list[S.TilePose]:
+def melds_line(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, n: int, p_turn: float,
+               p_concealed: float = 0.25) -> list[S.TilePose]:
     """``n`` melds side by side along +x with gaps."""
     tiles: list[S.TilePose] = []
     x = 0.0
     for _ in range(n):
-        m = meld_with_turn(deck, ts, rng, p_turn)
+        m = meld_with_turn(deck, ts, rng, p_turn, p_concealed)
         for t in m:
             t.x += x
         tiles += m
@@ -185,7 +191,8 @@ def layout_standing(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tu
     return tiles, row
 
 
-def layout_melds(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tuple[list[S.TilePose], list[S.TilePose]]:
+def layout_melds(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator,
+                 p_concealed: float = 0.25) -> tuple[list[S.TilePose], list[S.TilePose]]:
     """A flat concealed row of 1-13 and 1-4 melds (most with a turned tile) beside, above or below it."""
     n_melds = int(rng.integers(1, 5))
     hand = [f for f in (deck.draw(0.03) for _ in range(int(rng.integers(max(1, 13 - 3 * n_melds), 14 - 3 * n_melds))))
@@ -193,7 +200,7 @@ def layout_melds(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator) -> tuple
     if rng.random() < 0.75:
         hand.sort(key=S.suit_sort_key)
     row = S.row([(f, "up", False) for f in hand], ts, rng, gap=rng.uniform(0.0, 0.06))
-    melds = melds_line(deck, ts, rng, n_melds, 0.75)
+    melds = melds_line(deck, ts, rng, n_melds, 0.75, p_concealed)
     width = max((t.x for t in row), default=0.0) + ts.w
     where = rng.choice(["right", "above", "below", "left"], p=[0.45, 0.25, 0.2, 0.1])
     if where == "right":
@@ -297,8 +304,15 @@ def layout_overhead(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator
     return row, row
 
 
+def layout_kongs(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator
+                 ) -> tuple[list[S.TilePose], list[S.TilePose]]:
+    """A flat hand as in ``melds`` where most melds are 闷豆 (concealed kongs), whose face-down tiles are rare in
+    the other views."""
+    return layout_melds(deck, ts, rng, p_concealed=0.65)
+
+
 LAYOUTS = {"standing": layout_standing, "melds": layout_melds, "river": layout_river, "closeup": layout_closeup,
-           "heap": layout_heap, "overhead": layout_overhead}
+           "heap": layout_heap, "overhead": layout_overhead, "kongs": layout_kongs}
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -335,7 +349,7 @@ def view_camera(rng: np.random.Generator, view: str, layout: str, focus: list[S.
     if layout == "standing":  # from the seat, slightly above the row
         tilt, azimuth = math.radians(rng.uniform(38, 64)), -math.pi / 2 + rng.normal(0, 0.12)
         fill, f_rel = rng.uniform(0.85, 1.35), rng.uniform(0.75, 1.4)
-    elif layout == "melds":
+    elif layout in ("melds", "kongs"):
         tilt, azimuth = math.radians(rng.uniform(0, 45)), -math.pi / 2 + rng.normal(0, 0.15)
         fill, f_rel = rng.uniform(0.6, 1.0), rng.uniform(0.8, 1.8)
     elif layout == "river":
@@ -508,6 +522,9 @@ def render_view(rng: np.random.Generator, view: str, style_list: list[str], size
     """One scene of ``view`` in a style drawn from ``style_list`` (loaded with :func:`load_styles`)."""
     style = pick_style(rng, style_list)
     ts = tileset(rng, style)
+    if view == "kongs" and rng.random() < 0.5:
+        # backs as pale as the faces: a face-down tile must be told from a face with one stroke by its blankness
+        ts.back = ts.ivory * rng.uniform(0.9, 1.0)
     deck = S.Deck(rng, honours(style))
     layout = str(rng.choice(["standing", "melds"], p=[0.6, 0.4])) if view == "turned" else view
     tiles, focus = LAYOUTS[layout](deck, ts, rng)

@@ -149,7 +149,7 @@ def test_a_row_seen_from_above_is_labelled_tile_by_tile(views: ModuleType) -> No
         assert OTHER in labels.classes
 
 
-@pytest.mark.parametrize("view", ["standing", "melds", "river", "closeup", "turned", "heap"])
+@pytest.mark.parametrize("view", ["standing", "melds", "river", "closeup", "turned", "heap", "kongs"])
 def test_each_view_renders_with_valid_labels(views: ModuleType, view: str) -> None:
     names = some_styles(views)
     vs = views.render_view(views.view_rng(7, view, 0), view, names, SIZE)
@@ -210,11 +210,29 @@ def test_an_overhead_row_is_seen_from_above_in_any_direction(views: ModuleType) 
     assert any(20 < min(a, 180 - a) < 70 for a in angles)  # some rows run diagonally across the frame
 
 
+def test_the_kongs_view_shows_face_down_kongs_often_in_pale_backs(views: ModuleType) -> None:
+    """``kongs`` is a flat hand whose melds are mostly 闷豆 (concealed kongs, face down), and about half its sets
+    have backs as pale as their faces: the face-down tiles the other views show too rarely."""
+    names = some_styles(views)
+    down, melds_down, pale, n = 0, 0, 0, 16
+    for i in range(n):
+        vs = views.render_view(views.view_rng(3, "kongs", i), "kongs", names, SIZE)
+        down += sum(t.pose == "down" for t in vs.tiles)
+        pale += float(np.abs(vs.tileset.back - vs.tileset.ivory).max()) <= 0.1 * float(vs.tileset.ivory.max())
+        assert all(t.pose in ("up", "down") for t in vs.tiles)  # flat on the table, none standing
+    for i in range(n):
+        vs = views.render_view(views.view_rng(3, "melds", i), "melds", names, SIZE)
+        melds_down += sum(t.pose == "down" for t in vs.tiles)
+    assert down > 2 * melds_down
+    assert n // 4 <= pale <= 3 * n // 4
+
+
 def test_the_default_views_are_the_benchmark_views(views: ModuleType, tmp_path: Path) -> None:
-    """``heap`` and ``overhead`` train the detector but are not benchmark views: a set built without --views has
-    neither, and the views before them keep their random streams (so earlier sets and benchmarks are rebuilt the
+    """``heap``, ``overhead`` and ``kongs`` train the detector but are not benchmark views: a set built without
+    --views has none of them, and the views before them keep their random streams (so earlier sets and benchmarks are rebuilt the
     same)."""
-    assert {"heap", "overhead"} <= set(views.VIEWS) and not {"heap", "overhead"} & set(views.BENCHMARK_VIEWS)
+    training_only = {"heap", "overhead", "kongs"}
+    assert training_only <= set(views.VIEWS) and not training_only & set(views.BENCHMARK_VIEWS)
     assert views.VIEWS[: len(views.BENCHMARK_VIEWS)] == views.BENCHMARK_VIEWS
     names = some_styles(views)
     common = ["--per-view", "1", "--split", "val", "--size", "160", "--styles", ",".join(names),
