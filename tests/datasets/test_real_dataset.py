@@ -238,3 +238,22 @@ def _right_read_probability(row: str, dets, w: int, h: int) -> float:
     j = int(ious.argmax())
     right = c < 27 and ious[j] >= 0.7 and dets.class_id[j] == int(c)
     return float(dets.top3_prob[j, 0]) if right else 0.0
+
+
+
+def test_the_unlabelled_regions_are_parts_of_test_photos() -> None:
+    """datasets/real-test-unlabelled.json: where test photos show tiles their labels leave out. Each region lies in
+    its photo and covers part of it, never the whole: boxes there are not scored, so a region must stay where
+    the unlabelled tiles are."""
+    import numpy as np
+
+    from vision.training.evaluate import read_unlabelled
+
+    regions = read_unlabelled(ROOT / "datasets" / "real-test-unlabelled.json")
+    assert 5 <= len(regions) <= 20
+    labels = SHARED / "datasets/rf-chinese-mahjong-v4/labels/test"
+    for stem, boxes in regions.items():
+        assert ((boxes >= 0) & (boxes <= 1)).all() and (boxes[:, :2] < boxes[:, 2:]).all(), stem
+        assert np.prod(boxes[:, 2:] - boxes[:, :2], axis=1).sum() < 0.65, f"{stem}: regions cover most of the photo"
+        if labels.is_dir():
+            assert (labels / f"{stem}.txt").is_file(), f"{stem}: not a photo of the test split"

@@ -36,6 +36,7 @@ from vision.training.evaluate import (
     finding_ap50,
     named_by_labels,
     read_difficult,
+    read_unlabelled,
     read_yolo_labels,
     with_alternatives,
 )
@@ -275,6 +276,33 @@ def test_difficult_labels_are_left_out_as_pascal_voc_does(tmp_path: Path) -> Non
         (hard / "a.txt").write_text("-\nblurred\n")
         evaluate(predict, [img], tmp_path, difficult_dir=hard)
 
+
+
+def test_boxes_on_tiles_the_labels_leave_out_are_neither_right_nor_wrong(tmp_path: Path) -> None:
+    img = tmp_path / "a.jpg"
+    cv2.imwrite(str(img), np.zeros((100, 200, 3), np.uint8))
+    (tmp_path / "a.txt").write_text("0 0.15 0.8 0.1 0.4\n")  # one labelled 1m at the bottom left
+    # the labelled tile found (0.9), a second box on it (0.5), a box on an unlabelled tile in the region above
+    # (0.95) and a spurious box outside every region (0.7)
+    found = np.array([[10, 60, 40, 99], [12, 62, 42, 99], [100, 5, 130, 40], [160, 60, 190, 99]], float)
+
+    def predict(_p: Path):
+        return found, np.array([0.9, 0.5, 0.95, 0.7]), np.array([0, 0, 0, 0])
+
+    regions = tmp_path / "unlabelled.json"
+    regions.write_text('{"a": [[0.4, 0.0, 1.0, 0.45], [0.0, 0.5, 0.3, 1.0]]}')
+    unlabelled = read_unlabelled(regions)
+    assert unlabelled["a"].shape == (2, 4)
+    every = evaluate(predict, [img], tmp_path)
+    left_out = evaluate(predict, [img], tmp_path, unlabelled=unlabelled)
+    # every box scored: 0.95 wrong, then 0.9 right → AP 1/2; three boxes on no label
+    assert every.ap50[0] == pytest.approx(0.5, abs=0.01) and every.confusion[NUM_CLASSES, 0] == 3
+    # the box on the unlabelled tile is not scored → AP 1; the second box on the labelled tile stays an extra
+    # although the second region covers it, and so does the spurious one outside the regions
+    assert left_out.ap50[0] == pytest.approx(1.0) and left_out.confusion[NUM_CLASSES, 0] == 2
+    assert left_out.gt_count[0] == 1 and left_out.confusion[0, 0] == 1
+    other = evaluate(predict, [img], tmp_path, unlabelled={"b": unlabelled["a"]})  # regions of another photo
+    assert other.ap50[0] == pytest.approx(every.ap50[0])
 
 needs_model = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),
                                  reason="no shipped model (models/zhuoji-tiles-int8.onnx) and ZHUOJI_MODEL not set")

@@ -6,6 +6,7 @@ Plain numpy so that any predictor (ours, a baseline) is scored by the same code:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,21 +78,24 @@ def _ap(scores: np.ndarray, hits: np.ndarray, n_gt: int) -> float:
 
 def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_dir: Path,
              remap: dict[int, int] | None = None, desc: str = "evaluating",
-             difficult_dir: Path | None = None) -> EvalResult:
+             difficult_dir: Path | None = None, unlabelled: dict[str, np.ndarray] | None = None) -> EvalResult:
     """Score ``predict`` on images whose YOLO labels lie in ``label_dir`` (same stem, .txt). With
     ``difficult_dir`` (:func:`read_difficult` files, same stem), difficult labels are left out as PASCAL VOC
     leaves out its difficult objects: they are not counted as tiles to find, and a box on one (IoU ≥ 0.5, when it
-    matches no other label) is neither right nor wrong."""
+    matches no other label) is neither right nor wrong. ``unlabelled`` (image stem → regions, normalised xyxy;
+    :func:`read_unlabelled`) marks where a photo shows tiles its labels leave out, as KITTI's "DontCare" regions:
+    a box that matches no label, centred in such a region and on no label, is neither right nor wrong."""
     per_class: list[list[tuple[float, bool]]] = [[] for _ in range(NUM_CLASSES)]
     gt_count = np.zeros(NUM_CLASSES, np.int64)
     confusion = np.zeros((NUM_CLASSES + 1, NUM_CLASSES + 1), np.int64)
-    for path in tqdm(images, desc=desc, unit="img"):
+    for path in tqdm(images, desc=desc, unit="img", disable=len(images) < 2):
         h, w = cv2.imread(str(path)).shape[:2]
         gt_boxes, gt_cls = read_yolo_labels(label_dir / f"{path.stem}.txt", w, h, remap)
         hard = (read_difficult(difficult_dir / f"{path.stem}.txt", len(gt_cls)) if difficult_dir
                 else np.zeros(len(gt_cls), bool))
         np.add.at(gt_count, gt_cls[~hard], 1)
         boxes, scores, cls = predict(path)
+        dont_care = _in_unlabelled(boxes, gt_boxes, (unlabelled or {}).get(path.stem), w, h)
         # Per-class matching for AP (greedy by score, each truth matched once).
         for c in np.unique(np.concatenate([cls, gt_cls])):
             p = np.where(cls == c)[0]
@@ -108,6 +112,8 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
                         used[j] = hit = True
                     elif g_hard.any() and ious[k, g_hard].max() >= 0.5:
                         continue  # on a difficult tile
+                if not hit and dont_care[i]:
+                    continue  # on a tile the labels leave out
                 per_class[c].append((float(scores[i]), hit))
         # Class-agnostic matching for the confusion matrix (confident boxes only).
         confident = scores >= 0.25
@@ -125,11 +131,33 @@ def evaluate(predict: Callable[[Path], Prediction], images: list[Path], label_di
             else:
                 confusion[gt_cls[t], NUM_CLASSES] += 1
         on_hard = (ious[hard].max(0) >= 0.5) if hard.any() and ious.size else np.zeros(len(pred_cls), bool)
-        for j in np.where(~taken & ~on_hard)[0]:
+        for j in np.where(~taken & ~on_hard & ~dont_care[confident])[0]:
             confusion[NUM_CLASSES, pred_cls[j]] += 1
     ap = np.array([_ap(np.array([s for s, _ in per_class[c]]), np.array([h for _, h in per_class[c]], bool),
                        int(gt_count[c])) for c in range(NUM_CLASSES)])
     return EvalResult(ap, gt_count, confusion, len(images))
+
+
+def read_unlabelled(path: Path) -> dict[str, np.ndarray]:
+    """Regions of photos that show tiles their labels leave out: a JSON object, image stem → list of normalised
+    ``[x1, y1, x2, y2]``."""
+    return {stem: np.asarray(regions, np.float64).reshape(-1, 4) for stem, regions in json.loads(path.read_text()).items()}
+
+
+def _in_unlabelled(boxes: np.ndarray, gt_boxes: np.ndarray, regions: np.ndarray | None, w: int, h: int) -> np.ndarray:
+    """Which boxes are centred in an unlabelled region and on no label (a second box on a labelled tile stays an
+    error, wherever it lies)."""
+    if regions is None or not len(boxes):
+        return np.zeros(len(boxes), bool)
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    r = regions * [w, h, w, h]
+
+    def inside(b: np.ndarray) -> np.ndarray:
+        return ((cx[:, None] >= b[:, 0]) & (cx[:, None] <= b[:, 2]) & (cy[:, None] >= b[:, 1])
+                & (cy[:, None] <= b[:, 3])).any(1)
+
+    on_label = inside(gt_boxes) if len(gt_boxes) else np.zeros(len(boxes), bool)
+    return inside(r) & ~on_label
 
 
 def finding_ap50(predict: Callable[[Path], Prediction], images: list[Path], label_dir: Path,
