@@ -240,7 +240,6 @@ def _right_read_probability(row: str, dets, w: int, h: int) -> float:
     return float(dets.top3_prob[j, 0]) if right else 0.0
 
 
-
 def test_the_unlabelled_regions_are_parts_of_test_photos() -> None:
     """datasets/real-test-unlabelled.json: where test photos show tiles their labels leave out. Each region lies in
     its photo and covers part of it, never the whole: boxes there are not scored, so a region must stay where

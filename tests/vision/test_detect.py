@@ -277,7 +277,6 @@ def test_difficult_labels_are_left_out_as_pascal_voc_does(tmp_path: Path) -> Non
         evaluate(predict, [img], tmp_path, difficult_dir=hard)
 
 
-
 def test_boxes_on_tiles_the_labels_leave_out_are_neither_right_nor_wrong(tmp_path: Path) -> None:
     img = tmp_path / "a.jpg"
     cv2.imwrite(str(img), np.zeros((100, 200, 3), np.uint8))
@@ -303,6 +302,7 @@ def test_boxes_on_tiles_the_labels_leave_out_are_neither_right_nor_wrong(tmp_pat
     assert left_out.gt_count[0] == 1 and left_out.confusion[0, 0] == 1
     other = evaluate(predict, [img], tmp_path, unlabelled={"b": unlabelled["a"]})  # regions of another photo
     assert other.ap50[0] == pytest.approx(every.ap50[0])
+
 
 needs_model = pytest.mark.skipif(not (DEFAULT_MODEL.exists() or os.environ.get("ZHUOJI_MODEL")),
                                  reason="no shipped model (models/zhuoji-tiles-int8.onnx) and ZHUOJI_MODEL not set")
