@@ -32,6 +32,13 @@ fonts:
 	@dpkg -s $(FONTS) >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q $(FONTS)) \
 		|| echo "the CJK fonts could not be installed: tests/datasets/test_views.py uses the CC0 artwork alone"
 
+# More fonts for the randx-N training styles (datasets/styles.py MORE_FONTS): only to build training scenes.
+MORE_FONTS := fonts-arphic-bkai00mp fonts-arphic-bsmi00lp fonts-cwtex-fs fonts-cwtex-heib fonts-cwtex-kai \
+	fonts-cwtex-ming fonts-cwtex-yen fonts-cns11643-kai fonts-cns11643-sung fonts-aoyagi-soseki fonts-kouzan-mouhitsu \
+	fonts-kiloji fonts-hanazono fonts-horai-umefont fonts-ipafont-mincho fonts-ipafont-gothic
+fonts-more: fonts
+	@dpkg -s $(MORE_FONTS) >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q $(MORE_FONTS))
+
 # The table tests run on SQLite and on a throwaway PostgreSQL server they start themselves (tests/tables).
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q postgresql) \
@@ -58,4 +65,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_real_hands.py
 	$(BIN)/python benchmarks/bench_tables.py
 
-.PHONY: run demo test bench chromium postgresql fonts
+.PHONY: run demo test bench chromium postgresql fonts fonts-more

@@ -18,6 +18,8 @@ Procedural styles (``PROCEDURAL``) vary what differs between real sets:
 Random styles (``rand-N``, training only): every look parameter drawn from seed ``N``: any training font (two
 weights of Noto besides the others), thicker or thinner and slanted glyphs, any ink and dot palette, any bird
 drawing but the held-out one. Many of them teach the detector what varies between sets rather than a few sets.
+``randx-N`` draw their font from ``MORE_FONTS`` too (18 more Chinese and Japanese fonts: 楷 brush, 明 serif,
+黑 sans, 仿宋, Japanese brush and longhand).
 
 Artwork styles (from ``datasets/synth/``): ``fluffy`` (CC0, always there) and the KMahjongg sets ``default`` and
 ``traditional`` (GPL, Debian's kdegames-mahjongg-data-kf5; training images only, never shipped).
@@ -27,6 +29,11 @@ data refuses them (``training_styles``), and the views benchmark renders only th
 
     apt-get install -y fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming fonts-wqy-zenhei fonts-wqy-microhei \\
         fonts-lxgw-wenkai
+    # for randx-N styles (training data only):
+    apt-get install -y fonts-arphic-bkai00mp fonts-arphic-bsmi00lp fonts-cwtex-fs fonts-cwtex-heib fonts-cwtex-kai \\
+        fonts-cwtex-ming fonts-cwtex-yen fonts-cns11643-kai fonts-cns11643-sung \\
+        fonts-aoyagi-soseki fonts-kouzan-mouhitsu fonts-kiloji fonts-hanazono fonts-horai-umefont \\
+        fonts-ipafont-mincho fonts-ipafont-gothic
 
 A style whose font is missing is simply not available (``available()``).
 """
@@ -55,6 +62,33 @@ FONTS: dict[str, tuple[str, int]] = {  # name -> (file, index in a .ttc)
     "microhei": ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0),
     "wenkai": ("/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Bold.ttf", 0),  # handwriting
 }
+
+# More fonts for random styles of the ``randx-N`` family only (so that ``rand-N`` keeps its look): other Chinese
+# 楷/明/黑/仿宋 fonts and Japanese brush, longhand, mincho and gothic fonts, all with 一..九, 萬, 万 and the honours.
+# Not Klee One: LXGW WenKai, the held-out handwriting font, is drawn from it.
+MORE_FONTS: dict[str, tuple[str, int]] = {
+    "bkai": ("/usr/share/fonts/truetype/arphic-bkai00mp/bkai00mp.ttf", 0),
+    "bsmi": ("/usr/share/fonts/truetype/arphic-bsmi00lp/bsmi00lp.ttf", 0),
+    "cwfs": ("/usr/share/fonts/truetype/cwtex/cwfs.ttf", 0),
+    "cwheib": ("/usr/share/fonts/truetype/cwtex/cwheib.ttf", 0),
+    "cwkai": ("/usr/share/fonts/truetype/cwtex/cwkai.ttf", 0),
+    "cwming": ("/usr/share/fonts/truetype/cwtex/cwming.ttf", 0),
+    "cwyen": ("/usr/share/fonts/truetype/cwtex/cwyen.ttf", 0),
+    "tw-kai": ("/usr/share/fonts/truetype/cns11643/TW-Kai-98_1.ttf", 0),
+    "tw-sung": ("/usr/share/fonts/truetype/cns11643/TW-Sung-98_1.ttf", 0),
+    "soseki": ("/usr/share/fonts/truetype/aoyagi-soseki/aoyagi-soseki.ttf", 0),
+    "mouhitsu": ("/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu.ttf", 0),
+    "gyosho": ("/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu-gyosho.ttf", 0),
+    "kiloji": ("/usr/share/fonts/truetype/kiloji/kiloji.ttf", 0),
+    "hanamin": ("/usr/share/fonts/truetype/hanazono/HanaMinA.ttf", 0),
+    "ume-gothic": ("/usr/share/fonts/truetype/horai-umefont/ume-tgo4.ttf", 0),
+    "ume-mincho": ("/usr/share/fonts/truetype/horai-umefont/ume-tmo3.ttf", 0),
+    "ipa-mincho": ("/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf", 0),
+    "ipa-gothic": ("/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf", 0),
+}
+# Strokes too thin to be thinned further (a random style only thickens them).
+THIN_FONTS = frozenset({"ukai", "uming", "bkai", "bsmi", "cwfs", "cwkai", "cwming", "tw-kai", "tw-sung", "hanamin",
+                        "ume-mincho", "ipa-mincho"})
 
 NUMERALS = "一二三四五六七八九"
 HONOURS = {"east": "東", "south": "南", "west": "西", "north": "北", "red": "中", "green": "發"}
@@ -136,10 +170,17 @@ HELD_OUT_FONTS: tuple[str, ...] = ("wenkai",)
 HELD_OUT_BIRDS: tuple[str, ...] = ("rooster",)
 
 
-def random_style(seed: int) -> Style:
-    """Style ``rand-<seed>``: every parameter drawn from ``seed``, from the training fonts and birds only."""
-    rng = np.random.default_rng([seed, 31337])
-    fonts = sorted(f for f, (path, _) in FONTS.items() if f not in HELD_OUT_FONTS and Path(path).exists())
+def font_file(font: str) -> tuple[str, int]:
+    """(path, index in a .ttc) of a font of ``FONTS`` or ``MORE_FONTS``."""
+    return FONTS[font] if font in FONTS else MORE_FONTS[font]
+
+
+def random_style(seed: int, more_fonts: bool = False) -> Style:
+    """Style ``rand-<seed>``: every parameter drawn from ``seed``, from the training fonts and birds only;
+    ``more_fonts``: style ``randx-<seed>``, its font drawn from ``MORE_FONTS`` as well (those installed)."""
+    rng = np.random.default_rng([seed, 31338 if more_fonts else 31337])
+    pool = {**FONTS, **MORE_FONTS} if more_fonts else FONTS
+    fonts = sorted(f for f, (path, _) in pool.items() if f not in HELD_OUT_FONTS and Path(path).exists())
     birds = [b for b in BIRDS if b not in HELD_OUT_BIRDS]
 
     def ink(base: tuple[int, int, int], a: float = 0.35) -> tuple[int, int, int]:
@@ -149,8 +190,8 @@ def random_style(seed: int) -> Style:
     palette = tuple(ink(base[i]) for i in rng.permutation(4)[:3]) if rng.random() < 0.4 else \
         tuple(ink(c) for c in (BLUE, GREEN, RED))
     font = fonts[int(rng.integers(len(fonts)))]
-    thin = font.endswith("-regular") or font in ("ukai", "uming")  # thin strokes break when thinned more
-    return Style(name=f"rand-{seed}", font=font,
+    thin = font.endswith("-regular") or font in THIN_FONTS  # thin strokes break when thinned more
+    return Style(name=f"{'randx' if more_fonts else 'rand'}-{seed}", font=font,
                  wan="萬" if rng.random() < 0.6 else "万",
                  numeral_ink=ink((BLUE, BLACK, GREEN, RED)[int(rng.choice(4, p=[0.4, 0.4, 0.1, 0.1]))]),
                  wan_ink=ink(RED if rng.random() < 0.85 else BLACK, 0.25),
@@ -163,16 +204,24 @@ def random_style(seed: int) -> Style:
 
 
 def get(name: str) -> Style:
-    """A style by name: one of ``PROCEDURAL`` or ``rand-<seed>``."""
+    """A style by name: one of ``PROCEDURAL``, ``rand-<seed>`` or ``randx-<seed>``."""
     if name in PROCEDURAL:
         return PROCEDURAL[name]
     if name.startswith("rand-") and name[5:].isdigit():
         return random_style(int(name[5:]))
+    if name.startswith("randx-") and name[6:].isdigit():
+        return random_style(int(name[6:]), more_fonts=True)
     raise KeyError(f"no procedural style {name!r}")
 
 
 def is_procedural(name: str) -> bool:
-    return name in PROCEDURAL or (name.startswith("rand-") and name[5:].isdigit())
+    return name in PROCEDURAL or is_random(name)
+
+
+def is_random(name: str) -> bool:
+    """A ``rand-N`` or ``randx-N`` style (training only)."""
+    head, _, seed = name.partition("-")
+    return head in ("rand", "randx") and seed.isdigit()
 
 
 def available() -> list[str]:
@@ -269,7 +318,7 @@ def _glyph_mask(s: str, font: str, weight: float = 0.0, slant: float = 0.0) -> n
     ``weight`` texture pixels (thinned when negative) and sheared by ``slant``."""
     from PIL import Image, ImageDraw, ImageFont  # only the data builders need Pillow
 
-    path, index = FONTS[font]
+    path, index = font_file(font)
     f = ImageFont.truetype(path, 200, index=index)
     x0, y0, x1, y1 = f.getbbox(s)
     img = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)

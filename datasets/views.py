@@ -67,14 +67,16 @@ TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "
 # --------------------------------------------------------------------------------------------------------------
 
 
-def style_names(which: str, random_styles: int = 0) -> list[str]:
-    """``train``: every style here not held out, plus ``random_styles`` random ones (``rand-0`` ...);
-    ``held-out``: the held-out ones here; else a comma list."""
+def style_names(which: str, random_styles: int = 0, more_fonts: bool = False) -> list[str]:
+    """``train``: every style here not held out, plus ``random_styles`` random ones (``rand-0`` ..., or with
+    ``more_fonts`` ``randx-0`` ..., whose fonts include ``styles.MORE_FONTS``); ``held-out``: the held-out ones
+    here; else a comma list."""
     here = styles_mod.available() + sorted(S.get_art())
     if random_styles and which != "train":
         raise ValueError("random styles are for training sets only (--styles train)")
     if which == "train":
-        return styles_mod.training_styles(here) + [f"rand-{i}" for i in range(random_styles)]
+        family = "randx" if more_fonts else "rand"
+        return styles_mod.training_styles(here) + [f"{family}-{i}" for i in range(random_styles)]
     if which == "held-out":
         return [s for s in styles_mod.HELD_OUT if s in here]
     names = [s.strip() for s in which.split(",") if s.strip()]
@@ -85,10 +87,10 @@ def style_names(which: str, random_styles: int = 0) -> list[str]:
 
 
 def pick_style(rng: np.random.Generator, names: list[str]) -> str:
-    """A style for one scene: half the scenes take a random style (``rand-N``) when there are any, the others
-    one of the named sets, so the fixed sets keep their share however many random styles there are."""
-    randoms = [s for s in names if s.startswith("rand-")]
-    fixed = [s for s in names if not s.startswith("rand-")]
+    """A style for one scene: half the scenes take a random style (``rand-N``, ``randx-N``) when there are any,
+    the others one of the named sets, so the fixed sets keep their share however many random styles there are."""
+    randoms = [s for s in names if styles_mod.is_random(s)]
+    fixed = [s for s in names if not styles_mod.is_random(s)]
     if randoms and fixed:
         pool = randoms if rng.random() < 0.5 else fixed
         return pool[int(rng.integers(len(pool)))]
@@ -642,6 +644,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--styles", default="train", help="train | held-out | a comma list of style names")
     ap.add_argument("--random-styles", type=int, default=0,
                     help="with --styles train: add this many random styles (rand-0 ...), drawn in half the scenes")
+    ap.add_argument("--more-fonts", action="store_true",
+                    help="the random styles are randx-0 ...: fonts of styles.MORE_FONTS as well")
     ap.add_argument("--split", choices=["train", "val"], default="train",
                     help="val: every scene in images/val (a benchmark set)")
     ap.add_argument("--seed", type=int, default=0)
@@ -656,12 +660,13 @@ def main(argv: list[str] | None = None) -> None:
     if bad := [v for v in views if v not in VIEWS]:
         ap.error(f"unknown views: {', '.join(bad)} (choose from {', '.join(VIEWS)})")
     try:
-        names = style_names(args.styles, args.random_styles)
+        names = style_names(args.styles, args.random_styles, args.more_fonts)
     except ValueError as e:
         ap.error(str(e))
     if not names:
         ap.error(f"no styles available for --styles {args.styles} (install the fonts: see datasets/styles.py)")
-    shown = [n for n in names if not n.startswith("rand-")] + ([f"{args.random_styles} random"] if args.random_styles else [])
+    shown = ([n for n in names if not styles_mod.is_random(n)]
+             + ([f"{args.random_styles} random"] if args.random_styles else []))
     print(f"styles: {', '.join(shown)}", file=sys.stderr)
     if args.preview:
         for p in preview(args.preview, args.per_view or 1, args.seed, names, args.size):

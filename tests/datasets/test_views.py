@@ -115,6 +115,27 @@ def test_random_styles_join_training_sets_only(views: ModuleType) -> None:
                                                                     for _ in range(20)]
 
 
+def test_randx_styles_add_fonts_and_leave_rand_styles_as_they_were(views: ModuleType, styles: ModuleType) -> None:
+    """``randx-N`` draw their font from ``MORE_FONTS`` as well (those installed); ``rand-N`` never do, so that a
+    training set's command keeps making the same scenes. Neither takes the held-out font, and no extra font is the
+    one the held-out handwriting font was drawn from (Klee One)."""
+    assert styles.get("randx-7") == styles.random_style(7, more_fonts=True)
+    assert styles.get("randx-7").name == "randx-7" and styles.is_random("randx-7") and styles.is_random("rand-7")
+    assert not styles.is_random("randx-") and not styles.is_random("random-3")
+    plain = {styles.random_style(i).font for i in range(300)}
+    more = {styles.random_style(i, more_fonts=True).font for i in range(300)}
+    assert not plain & set(styles.MORE_FONTS)
+    assert not (plain | more) & set(styles.HELD_OUT_FONTS)
+    installed = {f for f, (path, _) in styles.MORE_FONTS.items() if Path(path).exists()}
+    assert more - set(styles.FONTS) == installed  # 300 draws reach every installed extra font
+    assert not any("klee" in path.lower() for path, _ in styles.MORE_FONTS.values())
+    names = views.style_names("train", random_styles=3, more_fonts=True)
+    assert names[-3:] == ["randx-0", "randx-1", "randx-2"]
+    rng = np.random.default_rng(0)
+    share = sum(views.pick_style(rng, names).startswith("randx-") for _ in range(1000)) / 1000
+    assert 0.4 < share < 0.6
+
+
 def test_a_random_style_draws_every_face(styles: ModuleType) -> None:
     if not styles.available():
         pytest.skip("no CJK font of datasets/styles.py installed")
