@@ -207,10 +207,9 @@ def get(name: str) -> Style:
     """A style by name: one of ``PROCEDURAL``, ``rand-<seed>`` or ``randx-<seed>``."""
     if name in PROCEDURAL:
         return PROCEDURAL[name]
-    if name.startswith("rand-") and name[5:].isdigit():
-        return random_style(int(name[5:]))
-    if name.startswith("randx-") and name[6:].isdigit():
-        return random_style(int(name[6:]), more_fonts=True)
+    if is_random(name):
+        family, _, seed = name.partition("-")
+        return random_style(int(seed), more_fonts=family == "randx")
     raise KeyError(f"no procedural style {name!r}")
 
 
