@@ -19,7 +19,10 @@ Random styles (``rand-N``, training only): every look parameter drawn from seed 
 weights of Noto besides the others), thicker or thinner and slanted glyphs, any ink and dot palette, any bird
 drawing but the held-out one. Many of them teach the detector what varies between sets rather than a few sets.
 ``randx-N`` draw their font from ``MORE_FONTS`` too (18 more Chinese and Japanese fonts: 楷 brush, 明 serif,
-黑 sans, 仿宋, Japanese brush and longhand).
+黑 sans, 仿宋, Japanese brush and longhand). ``randw-N`` are ``randx-N`` with more drawings: dots as cash coins,
+flowers, thick rings or plain discs (``MORE_DOTS``), bamboo sticks plain, split or beaded (``STICKS_DRAWN``), dots
+and sticks packed tighter or looser, and in half of them a 1s bird put together at random (body, wing, head,
+beak, tail, crest, legs and perch each drawn; ``bird="drawn"``). Each family keeps its styles as they were made.
 
 Artwork styles (from ``datasets/synth/``): ``fluffy`` (CC0, always there) and the KMahjongg sets ``default`` and
 ``traditional`` (GPL, Debian's kdegames-mahjongg-data-kf5; training images only, never shipped).
@@ -41,7 +44,7 @@ A style whose font is missing is simply not available (``available()``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -115,10 +118,13 @@ class Style:
     bamboo_ink: tuple[int, int, int]
     bamboo_red: tuple[int, int, int]
     bamboo_width: float  # stick width, share of the face width
-    bird: str  # one of BIRDS
+    bird: str  # one of BIRDS, or "drawn": a bird put together from ``bird_seed`` (see _drawn_bird)
     corner_index: bool  # a small Arabic numeral in the top-left corner
     weight: float = 0.0  # glyph strokes grown (> 0) or thinned (< 0), in texture pixels
     slant: float = 0.0  # glyph shear (x shift per unit of height), as brush and handwriting faces lean
+    stick: str = "joints"  # bamboo stick drawing: "joints", "plain", "split", "beads"
+    spread: float = 1.0  # dots and sticks spread about the face centre (sets pack them tighter or looser)
+    bird_seed: int = 0
 
 
 def _style(name: str, font: str, seed: int, bird: str, wan: str = "萬", corner: bool = False) -> Style:
@@ -175,10 +181,23 @@ def font_file(font: str) -> tuple[str, int]:
     return FONTS[font] if font in FONTS else MORE_FONTS[font]
 
 
-def random_style(seed: int, more_fonts: bool = False) -> Style:
+# The random style families: name -> (rng salt, fonts of MORE_FONTS too, more drawings). A family's styles never
+# change once made (scenes refer to them by name), so each new way of drawing comes with a family of its own.
+RANDOM_FAMILIES: dict[str, tuple[int, bool, bool]] = {
+    "rand": (31337, False, False), "randx": (31338, True, False), "randw": (31339, True, True)}
+DOT_DRAWINGS = ("rings", "solid", "petals")  # every style's dots; randw adds MORE_DOTS
+MORE_DOTS = ("coin", "flower", "double", "plain")
+STICKS_DRAWN = ("joints", "plain", "split", "beads")
+
+
+def random_style(seed: int, more_fonts: bool = False, family: str | None = None) -> Style:
     """Style ``rand-<seed>``: every parameter drawn from ``seed``, from the training fonts and birds only;
-    ``more_fonts``: style ``randx-<seed>``, its font drawn from ``MORE_FONTS`` as well (those installed)."""
-    rng = np.random.default_rng([seed, 31338 if more_fonts else 31337])
+    ``more_fonts``: style ``randx-<seed>``, its font drawn from ``MORE_FONTS`` as well (those installed);
+    ``family="randw"``: as ``randx`` and with more drawings — dots (``MORE_DOTS``), bamboo sticks
+    (``STICKS_DRAWN``), spread, and birds put together at random (``bird="drawn"``)."""
+    family = family or ("randx" if more_fonts else "rand")
+    salt, more_fonts, more_drawings = RANDOM_FAMILIES[family]
+    rng = np.random.default_rng([seed, salt])
     pool = {**FONTS, **MORE_FONTS} if more_fonts else FONTS
     fonts = sorted(f for f, (path, _) in pool.items() if f not in HELD_OUT_FONTS and Path(path).exists())
     birds = [b for b in BIRDS if b not in HELD_OUT_BIRDS]
@@ -191,7 +210,7 @@ def random_style(seed: int, more_fonts: bool = False) -> Style:
         tuple(ink(c) for c in (BLUE, GREEN, RED))
     font = fonts[int(rng.integers(len(fonts)))]
     thin = font.endswith("-regular") or font in THIN_FONTS  # thin strokes break when thinned more
-    return Style(name=f"{'randx' if more_fonts else 'rand'}-{seed}", font=font,
+    style = Style(name=f"{family}-{seed}", font=font,
                  wan="萬" if rng.random() < 0.6 else "万",
                  numeral_ink=ink((BLUE, BLACK, GREEN, RED)[int(rng.choice(4, p=[0.4, 0.4, 0.1, 0.1]))]),
                  wan_ink=ink(RED if rng.random() < 0.85 else BLACK, 0.25),
@@ -201,15 +220,21 @@ def random_style(seed: int, more_fonts: bool = False) -> Style:
                  bamboo_red=ink(RED, 0.25), bamboo_width=float(rng.uniform(0.06, 0.14)),
                  bird=birds[int(rng.integers(len(birds)))], corner_index=bool(rng.random() < 0.3),
                  weight=float(rng.uniform(0.0 if thin else -0.6, 2.5)), slant=float(rng.uniform(-0.12, 0.12)))
+    if not more_drawings:
+        return style
+    # drawn after the rest, so a randw style shares its other draws' logic with randx (not their values)
+    return replace(style, dot=str(rng.choice(DOT_DRAWINGS + MORE_DOTS)), stick=str(rng.choice(STICKS_DRAWN)),
+                   spread=float(rng.uniform(0.88, 1.06)),
+                   bird="drawn" if rng.random() < 0.5 else style.bird, bird_seed=int(rng.integers(1 << 30)))
 
 
 def get(name: str) -> Style:
-    """A style by name: one of ``PROCEDURAL``, ``rand-<seed>`` or ``randx-<seed>``."""
+    """A style by name: one of ``PROCEDURAL`` or of a random family (``RANDOM_FAMILIES``), e.g. ``randx-<seed>``."""
     if name in PROCEDURAL:
         return PROCEDURAL[name]
     if is_random(name):
         family, _, seed = name.partition("-")
-        return random_style(int(seed), more_fonts=family == "randx")
+        return random_style(int(seed), family=family)
     raise KeyError(f"no procedural style {name!r}")
 
 
@@ -218,9 +243,9 @@ def is_procedural(name: str) -> bool:
 
 
 def is_random(name: str) -> bool:
-    """A ``rand-N`` or ``randx-N`` style (training only)."""
+    """A style of a random family (``rand-N``, ``randx-N``, ``randw-N``; training only)."""
     head, _, seed = name.partition("-")
-    return head in ("rand", "randx") and seed.isdigit()
+    return head in RANDOM_FAMILIES and seed.isdigit()
 
 
 def available() -> list[str]:
@@ -370,10 +395,34 @@ def _dot(c: Canvas, st: Style, x: float, y: float, r: float, colour) -> None:
             a = k * math.pi / 4
             c.circle(x + 0.62 * r * math.cos(a), y + 0.62 * r * math.sin(a), 0.2 * r, colour)
         c.circle(x, y, r * 0.3, colour)
+    elif st.dot == "coin":  # the old cash coin 筒 is named for: a ring round a square hole
+        c.circle(x, y, r, colour, w * 1.4)
+        c.circle(x, y, r * 0.72, colour, w * 0.7)
+        h = r * 0.28
+        c.poly([(x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h)], colour)
+        c.poly([(x - h * 0.5, y - h * 0.5), (x + h * 0.5, y - h * 0.5), (x + h * 0.5, y + h * 0.5),
+                (x - h * 0.5, y + h * 0.5)], (235, 240, 245))
+    elif st.dot == "flower":
+        for k in range(6):
+            a = k * math.pi / 3
+            c.ellipse(x + 0.5 * r * math.cos(a), y + 0.5 * r * math.sin(a), 0.45 * r, 0.25 * r, math.degrees(a), colour)
+        c.circle(x, y, r * 0.25, (235, 240, 245))
+        c.circle(x, y, r * 0.14, colour)
+    elif st.dot == "double":  # a thick outer ring and a solid centre
+        c.circle(x, y, r * 0.88, colour, w * 2.6)
+        c.circle(x, y, r * 0.42, colour)
+    elif st.dot == "plain":  # a plain disc with a light rim inside
+        c.circle(x, y, r, colour)
+        c.circle(x, y, r * 0.7, (235, 240, 245), w * 0.7)
     else:  # rings
         c.circle(x, y, r, colour, w)
         c.circle(x, y, r * 0.68, colour, w * 0.8)
         c.circle(x, y, r * 0.3, colour)
+
+
+def _spread(st: Style, x: float, y: float) -> tuple[float, float]:
+    """A position (y in 0..1 of the face height) moved about the face centre by the style's spread."""
+    return 0.5 + (x - 0.5) * st.spread, (0.5 + (y - 0.5) * st.spread) * H
 
 
 def _dots(c: Canvas, st: Style, rank: int) -> None:
@@ -389,7 +438,7 @@ def _dots(c: Canvas, st: Style, rank: int) -> None:
         c.circle(x, y, 0.25 * r, st.palette[0])
         return
     for (px, py), k in zip(pts, DOT_COLOURS[rank], strict=True):
-        _dot(c, st, px, py * H, r, st.palette[k])
+        _dot(c, st, *_spread(st, px, py), r, st.palette[k])
 
 
 STICKS = {  # rank -> (x, y, angle in degrees, red?) per stick, y in 0..1 of the face height
@@ -410,7 +459,23 @@ def _stick(c: Canvas, st: Style, x: float, y: float, length: float, angle: float
     a = math.radians(angle)
     dx, dy = math.sin(a) * length / 2, -math.cos(a) * length / 2
     w = st.bamboo_width
-    c.line([(x - dx, y - dy), (x + dx, y + dy)], colour, w)
+    if st.stick == "beads":  # a string of round segments, as some sets draw the sticks
+        n = 4
+        for i in range(n):
+            t = -1 + (2 * i + 1) / n
+            c.ellipse(x + t * dx, y + t * dy, w * 0.55, length / n * 0.55, angle, colour)
+        return
+    if st.stick == "split":  # two halves with a gap at the middle joint
+        for t0, t1 in ((-1.0, -0.08), (0.08, 1.0)):
+            c.line([(x + t0 * dx, y + t0 * dy), (x + t1 * dx, y + t1 * dy)], colour, w)
+    else:
+        c.line([(x - dx, y - dy), (x + dx, y + dy)], colour, w)
+    if st.stick == "plain":  # a bare bar with its ends marked
+        for t in (-1.0, 1.0):
+            jx, jy = x + t * dx * 0.95, y + t * dy * 0.95
+            nx, ny = math.cos(a) * w * 0.7, math.sin(a) * w * 0.7
+            c.line([(jx - nx, jy - ny), (jx + nx, jy + ny)], colour, 0.02 * st.stroke)
+        return
     light = tuple(min(255, int(v * 0.5 + 128)) for v in colour)
     c.line([(x - dx * 0.8, y - dy * 0.8), (x + dx * 0.8, y + dy * 0.8)], light, w * 0.2)  # the highlight
     for t in (-1.0, 0.0, 1.0):  # joints
@@ -424,14 +489,16 @@ def _bamboo(c: Canvas, st: Style, rank: int) -> None:
     rows = len({y for _, y, _, _ in sticks})
     length = H * (0.38 if rows == 2 else 0.26)
     for x, y, angle, red in sticks:
-        _stick(c, st, x, y * H, length, angle, st.bamboo_red if red else st.bamboo_ink)
+        _stick(c, st, *_spread(st, x, y), length * st.spread, angle, st.bamboo_red if red else st.bamboo_ink)
 
 
 def _bird(c: Canvas, st: Style) -> None:
     """The 1s: 幺鸡, a bird, in one of several drawings."""
     g, r, b = st.bamboo_ink, st.bamboo_red, st.palette[0]
     cy = H / 2
-    if st.bird == "peacock":
+    if st.bird == "drawn":
+        _drawn_bird(c, st)
+    elif st.bird == "peacock":
         for k in range(7):  # the fanned tail with eye spots
             a = math.radians(-150 + 20 * k)
             tx, ty = 0.58 + 0.34 * math.cos(a), cy - 0.05 + 0.34 * math.sin(a)
@@ -485,6 +552,75 @@ def _bird(c: Canvas, st: Style) -> None:
         c.ellipse(0.55, cy - 0.3, 0.12, 0.07, -10, r)
         c.circle(0.43, cy - 0.35, 0.055, r)
         c.poly([(0.39, cy - 0.36), (0.31, cy - 0.33), (0.39, cy - 0.32)], BLACK)
+
+
+def _drawn_bird(c: Canvas, st: Style) -> None:
+    """A bird put together from ``st.bird_seed``: body, wing, head, beak, tail, maybe crest, legs and a perch,
+    each part's size, angle and colour drawn; facing left or right. Real sets draw the 幺鸡 in countless ways,
+    and the held-out rooster must be recognised from birds that are not it."""
+    rng = np.random.default_rng([st.bird_seed, 7])
+    inks = [st.bamboo_ink, st.bamboo_red, st.palette[0], st.palette[1], BLACK]
+
+    def ink() -> tuple[int, int, int]:
+        return inks[int(rng.integers(len(inks)))]
+
+    side = 1.0 if rng.random() < 0.5 else -1.0  # +1: the head on the left
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return 0.5 - side * (0.5 - x), y
+
+    cy = H / 2 + float(rng.uniform(-0.06, 0.08))
+    size = float(rng.uniform(0.8, 1.15))
+    bx, by = at(0.52, cy + 0.06 * size)
+    bw, bh = 0.22 * size * float(rng.uniform(0.8, 1.2)), 0.13 * size * float(rng.uniform(0.8, 1.3))
+    tilt = float(rng.uniform(-30, 20)) * side
+    if rng.random() < 0.5:  # a perch under it: a twig, grass or water lines
+        for k in range(int(rng.integers(1, 4))):
+            y = cy + 0.3 * size + 0.06 * k
+            c.line([(0.1, y + float(rng.normal(0, 0.03))), (0.9, y + float(rng.normal(0, 0.03)))], ink(),
+                   0.015 * st.stroke * float(rng.uniform(1, 3)))
+    n_tail = int(rng.integers(2, 8))
+    tail_ink = [ink() for _ in range(2)]
+    spread = float(rng.uniform(15, 35))
+    base = float(rng.uniform(-60, 10))  # the tail's mean angle up from the horizontal, away from the head
+    tx, ty = at(0.52 + bw * 0.8, by)
+    tail_len = 0.3 * size * float(rng.uniform(0.7, 1.3))
+    feather = rng.random()
+    for k in range(n_tail):
+        a = math.radians(base + spread * (k - (n_tail - 1) / 2))
+        ex, ey = tx + side * tail_len * math.cos(a), ty + tail_len * math.sin(a)
+        colour = tail_ink[k % 2]
+        if feather < 0.4:
+            c.line([(tx, ty), (ex, ey)], colour, 0.02 * st.stroke)
+            c.circle(ex, ey, 0.04 * size, colour)
+        elif feather < 0.7:
+            c.ellipse((tx + ex) / 2, (ty + ey) / 2, tail_len / 2, 0.035 * size, math.degrees(a) * side, colour)
+        else:
+            c.line([(tx, ty), ((tx + ex) / 2 + side * 0.03, (ty + ey) / 2 - 0.05), (ex, ey)], colour,
+                   0.025 * st.stroke)
+    if rng.random() < 0.7:  # legs
+        leg = ink()
+        for dx in (-0.05, 0.05):
+            x0 = bx + dx
+            c.line([(x0, by + bh * 0.8), (x0 + float(rng.normal(0, 0.02)), by + bh + 0.14 * size)], leg, 0.02)
+    c.ellipse(bx, by, bw, bh, tilt, ink())  # body
+    if rng.random() < 0.8:  # wing
+        wx, _ = at(0.56, 0)
+        c.ellipse(wx, by - bh * 0.1, bw * 0.6, bh * 0.55, tilt - side * 15, ink())
+    hx, hy = at(0.52 - bw * 0.95, by - bh - 0.06 * size)
+    hr = 0.07 * size * float(rng.uniform(0.8, 1.3))
+    if rng.random() < 0.5:  # a neck
+        c.line([(bx - side * bw * 0.6, by - bh * 0.3), (hx, hy)], ink(), hr * 1.1)
+    head = ink()
+    c.circle(hx, hy, hr, head)
+    if rng.random() < 0.5:  # crest or comb
+        crest = ink()
+        for k in range(int(rng.integers(1, 4))):
+            c.circle(hx + side * (0.03 * k - 0.02), hy - hr - 0.01 - 0.015 * k, 0.025 * size, crest)
+    beak_len = float(rng.uniform(0.06, 0.14))
+    c.poly([(hx - side * hr * 0.8, hy - hr * 0.3), (hx - side * (hr + beak_len), hy + float(rng.uniform(-0.02, 0.04))),
+            (hx - side * hr * 0.8, hy + hr * 0.3)], ink())
+    c.circle(hx - side * hr * 0.3, hy - hr * 0.25, 0.014, (245, 245, 245) if head == BLACK else BLACK)
 
 
 def _characters(c: Canvas, st: Style, rank: int) -> None:

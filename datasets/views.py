@@ -67,15 +67,15 @@ TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "
 # --------------------------------------------------------------------------------------------------------------
 
 
-def style_names(which: str, random_styles: int = 0, more_fonts: bool = False) -> list[str]:
+def style_names(which: str, random_styles: int = 0, more_fonts: bool = False, family: str | None = None) -> list[str]:
     """``train``: every style here not held out, plus ``random_styles`` random ones (``rand-0`` ..., or with
-    ``more_fonts`` ``randx-0`` ..., whose fonts include ``styles.MORE_FONTS``); ``held-out``: the held-out ones
-    here; else a comma list."""
+    ``more_fonts`` ``randx-0`` ..., whose fonts include ``styles.MORE_FONTS``, or of another ``family`` of
+    ``styles.RANDOM_FAMILIES``); ``held-out``: the held-out ones here; else a comma list."""
     here = styles_mod.available() + sorted(S.get_art())
     if random_styles and which != "train":
         raise ValueError("random styles are for training sets only (--styles train)")
     if which == "train":
-        family = "randx" if more_fonts else "rand"
+        family = family or ("randx" if more_fonts else "rand")
         return styles_mod.training_styles(here) + [f"{family}-{i}" for i in range(random_styles)]
     if which == "held-out":
         return [s for s in styles_mod.HELD_OUT if s in here]
@@ -87,7 +87,7 @@ def style_names(which: str, random_styles: int = 0, more_fonts: bool = False) ->
 
 
 def pick_style(rng: np.random.Generator, names: list[str]) -> str:
-    """A style for one scene: half the scenes take a random style (``rand-N``, ``randx-N``) when there are any,
+    """A style for one scene: half the scenes take a random style (``rand-N``, ``randx-N``, ...) when there are any,
     the others one of the named sets, so the fixed sets keep their share however many random styles there are."""
     randoms = [s for s in names if styles_mod.is_random(s)]
     fixed = [s for s in names if not styles_mod.is_random(s)]
@@ -646,6 +646,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="with --styles train: add this many random styles (rand-0 ...), drawn in half the scenes")
     ap.add_argument("--more-fonts", action="store_true",
                     help="the random styles are randx-0 ...: fonts of styles.MORE_FONTS as well")
+    ap.add_argument("--more-drawings", action="store_true",
+                    help="the random styles are randw-0 ...: as --more-fonts, with more drawings of dots, "
+                         "bamboo and the 1s bird")
     ap.add_argument("--split", choices=["train", "val"], default="train",
                     help="val: every scene in images/val (a benchmark set)")
     ap.add_argument("--seed", type=int, default=0)
@@ -660,7 +663,8 @@ def main(argv: list[str] | None = None) -> None:
     if bad := [v for v in views if v not in VIEWS]:
         ap.error(f"unknown views: {', '.join(bad)} (choose from {', '.join(VIEWS)})")
     try:
-        names = style_names(args.styles, args.random_styles, args.more_fonts)
+        names = style_names(args.styles, args.random_styles, args.more_fonts,
+                            family="randw" if args.more_drawings else None)
     except ValueError as e:
         ap.error(str(e))
     if not names:

@@ -136,6 +136,33 @@ def test_randx_styles_add_fonts_and_leave_rand_styles_as_they_were(views: Module
     assert 0.4 < share < 0.6
 
 
+def test_randw_styles_add_drawings_and_leave_randx_styles_as_they_were(views: ModuleType, styles: ModuleType) -> None:
+    """``randw-N`` draw dots, bamboo sticks, spread and birds from more drawings (birds put together at random
+    among them); ``randx-N`` keep every field as before (a default), so earlier sets stay reproducible."""
+    old = [styles.random_style(i, more_fonts=True) for i in range(200)]
+    assert all(s.stick == "joints" and s.spread == 1.0 and s.bird != "drawn" for s in old)
+    assert {s.dot for s in old} <= set(styles.DOT_DRAWINGS)
+    new = [styles.get(f"randw-{i}") for i in range(200)]
+    assert new[5].name == "randw-5" and styles.is_random("randw-5") and new[5] == styles.random_style(5, family="randw")
+    assert {s.dot for s in new} == set(styles.DOT_DRAWINGS + styles.MORE_DOTS)
+    assert {s.stick for s in new} == set(styles.STICKS_DRAWN)
+    assert 0.3 < sum(s.bird == "drawn" for s in new) / len(new) < 0.7
+    assert not {s.bird for s in new} & set(styles.HELD_OUT_BIRDS) and not {s.font for s in new} & set(styles.HELD_OUT_FONTS)
+    assert views.style_names("train", random_styles=2, family="randw")[-2:] == ["randw-0", "randw-1"]
+    if not styles.available():
+        return
+    drawn = [s.name for s in new if s.bird == "drawn"][:4]  # each a bird of its own
+    birds = [styles.render(n, "1s") for n in drawn]
+    assert all(0.03 < (b[..., 3] > 128).mean() < 0.6 for b in birds)
+    assert all(np.abs(a.astype(int) - b.astype(int)).mean() > 3 for a, b in zip(birds, birds[1:], strict=False))
+    for dot in styles.MORE_DOTS:
+        name = next(s.name for s in new if s.dot == dot)
+        assert (styles.render(name, "5p")[..., 3] > 128).mean() > 0.05
+    for stick in styles.STICKS_DRAWN:
+        name = next(s.name for s in new if s.stick == stick)
+        assert (styles.render(name, "8s")[..., 3] > 128).mean() > 0.05
+
+
 def test_a_random_style_draws_every_face(styles: ModuleType) -> None:
     if not styles.available():
         pytest.skip("no CJK font of datasets/styles.py installed")
