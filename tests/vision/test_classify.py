@@ -60,6 +60,16 @@ def test_a_turned_tile_stays_wide_and_parts_outside_the_photo_are_grey() -> None
     assert (edge[:, CROP_SIZE // 2 + 2:] == 20).all()
 
 
+def test_a_crop_can_be_stretched_to_an_upright_tiles_shape() -> None:
+    """A face seen at a grazing angle is a wide strip; stretched, it fills the crop's height at 3:4."""
+    strip = crop_tiles(_scene(), np.array([[100, 80, 160, 100]]), margin=0.0, aspect=0.75)[0]
+    assert strip.shape == (CROP_SIZE, CROP_SIZE, 3)
+    assert (strip[:, :7] == GREY).all() and (strip[:, -7:] == GREY).all()  # 48 px wide, centred
+    assert (strip[:, 9:CROP_SIZE - 9] == (0, 0, 255)).all()  # the 20 px tall strip now fills all 64 rows
+    kept = crop_tiles(_scene(), np.array([[100, 80, 160, 100]]), margin=0.0)[0]
+    assert (kept[:CROP_SIZE // 3] == GREY).all()  # without: the strip stays a strip
+
+
 def test_empty_and_degenerate_boxes_give_grey_crops() -> None:
     assert crop_tiles(_scene(), np.zeros((0, 4))).shape == (0, CROP_SIZE, CROP_SIZE, 3)
     flat = crop_tiles(_scene(), np.array([[10, 10, 10.5, 50], [400, 400, 450, 480]]))
@@ -176,6 +186,36 @@ def test_a_doubtfully_named_tile_is_looked_at_again_turned(monkeypatch: pytest.M
     calls.clear()
     assert clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0).names == ["7m", "7m"]
     assert calls == [(2, (0,))]
+
+
+def test_a_doubtful_strip_is_looked_at_stretched_and_keeps_the_look_when_surer(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not DEFAULT_CLASSIFIER.is_file():
+        pytest.skip("no shipped crop classifier")
+    two_m, three_m, five_m = (CLASS_NAMES.index(t) for t in ("2m", "3m", "5m"))
+    dets = _dets([[three_m, two_m, five_m]] * 3, [[0.5, 0.45, 0.05]] * 3)
+    # a strip (60 × 20: an upright face seen from low), a turned tile (40 × 30) and a second strip
+    dets.xyxy[:] = [[0, 0, 60, 20], [0, 40, 40, 70], [0, 80, 60, 100]]
+    torn = _crop_probs(three_m, 0.5)
+    torn[0, two_m] = 0.45
+    calls = []
+
+    def looks(img, xyxy, turns=(0,), aspect=None):
+        calls.append((len(xyxy), turns, aspect))
+        n = len(xyxy)
+        if aspect is None:
+            return np.repeat(torn / torn.sum(), n, 0)
+        # stretched: the first strip reads as a sure 2m, the second no surer than before
+        return np.concatenate([_crop_probs(two_m, 0.97), torn / torn.sum()])[:n]
+
+    clf = Classifier(DEFAULT_CLASSIFIER)
+    monkeypatch.setattr(clf, "probs", looks)
+    out = clf(np.zeros((120, 100, 3), np.uint8), dets)
+    assert calls == [(3, (0,), None), (3, (1, 2, 3), None), (2, (0,), 0.75)]  # only the strips, stretched
+    assert out.names == ["2m", "3m", "3m"]
+    assert out.top3_prob[0, 0] > out.top3_prob[2, 0]
+    calls.clear()
+    clf(np.zeros((120, 100, 3), np.uint8), dets, strip_ratio=0.0)
+    assert [c[2] for c in calls] == [None, None]  # strip_ratio 0: no stretched look
 
 
 def test_the_geometric_mean_of_looks_keeps_what_every_look_finds_probable() -> None:
