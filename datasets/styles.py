@@ -96,6 +96,9 @@ THIN_FONTS = frozenset({"ukai", "uming", "bkai", "bsmi", "cwfs", "cwkai", "cwmin
 NUMERALS = "一二三四五六七八九"
 HONOURS = {"east": "東", "south": "南", "west": "西", "north": "北", "red": "中", "green": "發"}
 BIRDS = ("peacock", "sparrow", "rooster", "stick", "crane", "duck")
+DOT_DRAWINGS = ("rings", "solid", "petals")  # every style's dots; randw adds MORE_DOTS
+MORE_DOTS = ("coin", "flower", "double", "plain")
+STICKS_DRAWN = ("joints", "plain", "split", "beads")
 
 # BGR inks
 BLUE, GREEN, RED, BLACK = (150, 60, 20), (60, 120, 20), (30, 30, 190), (30, 30, 30)
@@ -112,7 +115,7 @@ class Style:
     wan_ink: tuple[int, int, int]
     numeral_share: float  # share of the face height the numeral takes (the rest is 萬)
     palette: tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]  # dots: (a, b, c) as blue/green/red
-    dot: str  # "rings", "solid", "petals"
+    dot: str  # one of DOT_DRAWINGS (or, in randw styles, MORE_DOTS)
     dot_scale: float
     stroke: float  # line width multiplier
     bamboo_ink: tuple[int, int, int]
@@ -139,7 +142,7 @@ def _style(name: str, font: str, seed: int, bird: str, wan: str = "萬", corner:
     palette = tuple(jit(base[i]) for i in order)
     return Style(name=name, font=font, wan=wan, numeral_ink=jit(BLUE if rng.random() < 0.5 else BLACK),
                  wan_ink=jit(RED, 0.2), numeral_share=float(rng.uniform(0.36, 0.48)),
-                 palette=palette, dot=str(rng.choice(["rings", "solid", "petals"])),  # type: ignore[arg-type]
+                 palette=palette, dot=str(rng.choice(DOT_DRAWINGS)),  # type: ignore[arg-type]
                  dot_scale=float(rng.uniform(0.85, 1.1)), stroke=float(rng.uniform(0.7, 1.5)),
                  bamboo_ink=jit(GREEN if rng.random() < 0.7 else BLUE), bamboo_red=jit(RED, 0.2),
                  bamboo_width=float(rng.uniform(0.07, 0.13)), bird=bird, corner_index=corner)
@@ -185,9 +188,6 @@ def font_file(font: str) -> tuple[str, int]:
 # change once made (scenes refer to them by name), so each new way of drawing comes with a family of its own.
 RANDOM_FAMILIES: dict[str, tuple[int, bool, bool]] = {
     "rand": (31337, False, False), "randx": (31338, True, False), "randw": (31339, True, True)}
-DOT_DRAWINGS = ("rings", "solid", "petals")  # every style's dots; randw adds MORE_DOTS
-MORE_DOTS = ("coin", "flower", "double", "plain")
-STICKS_DRAWN = ("joints", "plain", "split", "beads")
 
 
 def random_style(seed: int, more_fonts: bool = False, family: str | None = None) -> Style:
@@ -196,9 +196,9 @@ def random_style(seed: int, more_fonts: bool = False, family: str | None = None)
     ``family="randw"``: as ``randx`` and with more drawings — dots (``MORE_DOTS``), bamboo sticks
     (``STICKS_DRAWN``), spread, and birds put together at random (``bird="drawn"``)."""
     family = family or ("randx" if more_fonts else "rand")
-    salt, more_fonts, more_drawings = RANDOM_FAMILIES[family]
+    salt, extra_fonts, more_drawings = RANDOM_FAMILIES[family]
     rng = np.random.default_rng([seed, salt])
-    pool = {**FONTS, **MORE_FONTS} if more_fonts else FONTS
+    pool = {**FONTS, **MORE_FONTS} if extra_fonts else FONTS
     fonts = sorted(f for f, (path, _) in pool.items() if f not in HELD_OUT_FONTS and Path(path).exists())
     birds = [b for b in BIRDS if b not in HELD_OUT_BIRDS]
 
@@ -215,7 +215,7 @@ def random_style(seed: int, more_fonts: bool = False, family: str | None = None)
                  numeral_ink=ink((BLUE, BLACK, GREEN, RED)[int(rng.choice(4, p=[0.4, 0.4, 0.1, 0.1]))]),
                  wan_ink=ink(RED if rng.random() < 0.85 else BLACK, 0.25),
                  numeral_share=float(rng.uniform(0.33, 0.5)), palette=palette,  # type: ignore[arg-type]
-                 dot=str(rng.choice(["rings", "solid", "petals"])), dot_scale=float(rng.uniform(0.8, 1.15)),
+                 dot=str(rng.choice(DOT_DRAWINGS)), dot_scale=float(rng.uniform(0.8, 1.15)),
                  stroke=float(rng.uniform(0.6, 1.7)), bamboo_ink=ink(GREEN if rng.random() < 0.7 else BLUE),
                  bamboo_red=ink(RED, 0.25), bamboo_width=float(rng.uniform(0.06, 0.14)),
                  bird=birds[int(rng.integers(len(birds)))], corner_index=bool(rng.random() < 0.3),
