@@ -117,7 +117,7 @@ def stages(folder: Path, repeats: int) -> None:
 def service(folder: Path, repeats: int) -> None:
     from fastapi.testclient import TestClient
 
-    from api.app import create_app
+    from api.service.app import create_app
 
     photos = sorted(folder.glob("*.jpg"))
     with TestClient(create_app()) as client:

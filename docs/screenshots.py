@@ -11,7 +11,7 @@ from pathlib import Path
 
 import cv2
 
-from api.app import create_app
+from api.service.app import create_app
 from tests.api.web_support import DESKTOP, ServerThread, launch_browser
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,5 +1,5 @@
 """One :class:`Settings` value, read once at start-up from the environment and the command line, then passed
-explicitly: to the service (``api.app.create_app``), to its worker processes (as their environment), and to
+explicitly: to the service (``api.service.app.create_app``), to its worker processes (as their environment), and to
 :func:`open_detector`, the one place the detector's ONNX sessions (detector, crop classifier, back check) are
 opened from settings.
 

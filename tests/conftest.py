@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
+from api.service.app import create_app
 from pipeline.settings import Settings, open_detector
 from tests.api.support import WIN_ROW, ScriptedDetector, model_path
 from vision.detect import Detector

@@ -61,7 +61,7 @@ def test_what_runs_at_a_table_does_not_import_training() -> None:
 
 
 def test_no_import_circle_between_modules() -> None:
-    """No cycle among the modules of the project (e.g. api.cli ↔ api.vision_commands)."""
+    """No cycle among the modules of the project (e.g. api.cli ↔ api.cli.vision_commands)."""
     modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
                for pkg in PROJECT for p in (ROOT / pkg).rglob("*.py")}
     graph: dict[str, set[str]] = {}

@@ -20,10 +20,10 @@ import pytest
 from fastapi import HTTPException
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from api.errors import ApiError
-from api.runner import InferenceRunner
-from api.uploads import MAX_IMAGE_BYTES
+from api.service.app import create_app
+from api.service.errors import ApiError
+from api.service.runner import InferenceRunner
+from api.service.uploads import MAX_IMAGE_BYTES
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, blank_photo, encode
 from vision.back_check import DEFAULT_BACK_CHECK
 from vision.classify import DEFAULT_CLASSIFIER

@@ -28,11 +28,11 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api import health
-from api.admission import AdmissionMiddleware
-from api.app import create_app
-from api.errors import ApiError
-from api.runner import InferenceRunner
+from api.service import health
+from api.service.admission import AdmissionMiddleware
+from api.service.app import create_app
+from api.service.errors import ApiError
+from api.service.runner import InferenceRunner
 from pipeline.limits import Limits
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, blank_photo, encode, model_path
 from vision.deadline import Deadline, WorkCancelled

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from api.cli import main
+from api.service.app import create_app
 from datasets.tile_photos import ART, calibration_photo, load_tiles, random_photo
 from tests.api.support import encode, model_path
 from vision.calibrate import parse_calibration

@@ -1,4 +1,4 @@
-"""The ``zhuoji hand`` and ``zhuoji waits`` subcommands (api/cli.py)."""
+"""The ``zhuoji hand`` and ``zhuoji waits`` subcommands (api/cli/__init__.py)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from api.live import live
+from api.live.loop import live
 from tests.api.support import WIN_ROW, row_detections
 from vision.tracking import TileTracks, ViewChange
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from api.app import create_app
+from api.service.app import create_app
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, model_path
 from tests.api.web_support import PHONE, WEB_MARKS, ServerThread, launch_browser, screenshot, sync_api
 

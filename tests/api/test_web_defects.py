@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from api.app import create_app
+from api.service.app import create_app
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector
 from tests.api.web_support import (
     PHONE,

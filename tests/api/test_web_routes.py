@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
+from api.service.app import create_app
 
 
 @pytest.fixture(scope="module")

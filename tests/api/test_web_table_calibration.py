@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from api.app import create_app
+from api.service.app import create_app
 from datasets.tile_photos import ART, calibration_photo, load_tiles, random_photo
 from tests.api.support import model_path
 from tests.api.web_support import (

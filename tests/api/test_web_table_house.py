@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from api.app import create_app
+from api.service.app import create_app
 from scoring import settle
 from tests.api.web_support import (
     DESKTOP,

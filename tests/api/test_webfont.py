@@ -1,28 +1,28 @@
 """The page's CJK webfont holds every Chinese character the page and the API's explanation lines can show.
 
 A new Chinese word in ``api/web/*`` or in a string of the scanned packages fails this test until
-``python -m api.webfont`` regenerates the subset.
+``python -m api.web.webfont`` regenerates the subset.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from api.webfont import CJK, FONT_FILE, page_characters
+from api.web.webfont import CJK, FONT_FILE, page_characters
 from scoring import settle
 from scoring.rules import HAND_TYPES
 from tests.scoring.settle_tables import EXAMPLES
 
 pytest.importorskip("fontTools", reason="fontTools (dev extra) reads the font")
 pytest.importorskip("brotli", reason="brotli (dev extra) decodes woff2")
-from api.webfont import font_characters  # noqa: E402
+from api.web.webfont import font_characters  # noqa: E402
 
 
 def test_every_cjk_character_of_the_page_and_the_explanations_is_in_the_font():
     chars = page_characters()
     assert {"捉", "鸡", "番", "自", "摸", "点", "炮", "万", "筒", "条"} <= chars  # the scan finds the page's words
     missing = chars - font_characters()
-    assert not missing, f"not in {FONT_FILE.name}: {''.join(sorted(missing))} — run python -m api.webfont"
+    assert not missing, f"not in {FONT_FILE.name}: {''.join(sorted(missing))} — run python -m api.web.webfont"
 
 
 def test_rule_names_and_the_explanation_lines_of_the_worked_examples_are_in_the_font():

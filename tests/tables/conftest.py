@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from api.app import create_app
+from api.service.app import create_app
 from tables.throwaway import PostgresUnavailable, throwaway_postgres
 
 

@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import inspect as sa_inspect
 
-from api.app import create_app
 from api.cli import main
+from api.service.app import create_app
 from datasets.tile_photos import ART, calibration_photo, load_tiles, random_photo
 from tables import StaleVersion, TableNotFound, TableStore
 from tests.api.support import encode, model_path

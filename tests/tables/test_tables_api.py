@@ -9,7 +9,7 @@ import io
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
+from api.service.app import create_app
 from tests.tables.support import draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.errors import invalid_input
-from api.responses import ErrorResponse
+from api.service.errors import invalid_input
+from api.service.responses import ErrorResponse
 from pipeline.hand import DrawHand, analyze, chajiao, settle_table
 from pipeline.models import (
     ChajiaoRequest,

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Body, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from api.errors import ApiError
-from api.routes_tables import ERRORS, _errors, _stale, _store
-from api.routes_vision import _detector
-from api.table_schemas import CalibrationOut, TableCalibration, TableOut
-from api.uploads import checked_upload, decode_image
+from api.service.errors import ApiError
+from api.service.routes_tables import ERRORS, _errors, _stale, _store
+from api.service.routes_vision import _detector
+from api.service.table_schemas import CalibrationOut, TableCalibration, TableOut
+from api.service.uploads import checked_upload, decode_image
 from pipeline.calibration import calibrate_photo, calibration_problem, check_calibration_json
 from tables import CalibrationRecord, StaleVersion, TableRecord, TableStore
 from vision.deadline import Deadline

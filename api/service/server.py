@@ -7,7 +7,7 @@ accepts any number of connections. :class:`GuardedH11Protocol` adds both bounds 
   previous answer on a keep-alive connection), else the connection is closed;
 - beyond ``Limits.max_connections`` open connections, a new one is closed at once.
 
-Body timeouts are the application's (``api.admission``); behind a reverse proxy that buffers uploads (nginx,
+Body timeouts are the application's (``api.service.admission``); behind a reverse proxy that buffers uploads (nginx,
 Caddy: api/README.md) slow clients never reach the process at all.
 """
 
@@ -79,12 +79,12 @@ def serve(settings: Settings, log_level: str) -> None:
     """``zhuoji serve``: uvicorn with the guarded protocol and ``settings.limits``."""
     import uvicorn
 
-    from api.app import create_app
+    from api.service.app import create_app
 
     limits = settings.limits
     GuardedH11Protocol.limits = limits
     options: dict[str, Any] = dict(host=settings.host, port=settings.port, log_level=log_level,
-                                   timeout_graceful_shutdown=10, http="api.server:GuardedH11Protocol",
+                                   timeout_graceful_shutdown=10, http="api.service.server:GuardedH11Protocol",
                                    timeout_keep_alive=limits.keep_alive_s,  # a float works: call_later
                                    backlog=min(2048, limits.max_connections))
     if settings.workers == 1:
@@ -92,4 +92,4 @@ def serve(settings: Settings, log_level: str) -> None:
         return
     # Workers are fresh processes that build the app themselves: the settings reach them as their environment.
     os.environ.update(settings.env())
-    uvicorn.run("api.app:create_app", factory=True, workers=settings.workers, **options)
+    uvicorn.run("api.service.app:create_app", factory=True, workers=settings.workers, **options)

@@ -37,7 +37,7 @@ def _add_turned_option(p: argparse.ArgumentParser, default: bool | None) -> None
 def run_detect(args: argparse.Namespace) -> int:
     import cv2
 
-    from api.cli_paths import annotation_target
+    from api.cli.paths import annotation_target
     from pipeline.settings import Settings, open_detector
     from vision.annotate import draw_detections
     from vision.detect import ImageError
@@ -81,7 +81,7 @@ def _add_photo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--annotate", type=Path, metavar="OUT", help="write the photo with the tiles as read (JPEG)")
     _add_turned_option(p, default=None)
     p.add_argument("--model", type=Path, help="ONNX model (default: the shipped models/zhuoji-tiles-int8.onnx)")
-    from api.calibrate_commands import add_calibration_option
+    from api.cli.calibrate_commands import add_calibration_option
 
     add_calibration_option(p)
 
@@ -93,7 +93,7 @@ def add_read(sub: argparse._SubParsersAction) -> None:
 
 
 def add_score(sub: argparse._SubParsersAction) -> None:
-    from api.cli_options import add_win_context_options
+    from api.cli.options import add_win_context_options
 
     p = sub.add_parser("score", help="read a hand photo and score it: hand type, fan, waits")
     _add_photo_args(p)
@@ -109,10 +109,10 @@ def _read_photo_arg(args: argparse.Namespace):
     written, becomes a one-line ValueError before any model runs."""
     import time
 
-    from api.calibrate_commands import calibration_arg
-    from api.cli_paths import JPEG_EXTENSIONS, annotation_target
-    from api.errors import ApiError
-    from api.uploads import decode_image_reduced
+    from api.cli.calibrate_commands import calibration_arg
+    from api.cli.paths import JPEG_EXTENSIONS, annotation_target
+    from api.service.errors import ApiError
+    from api.service.uploads import decode_image_reduced
     from pipeline.photo import read_photo
     from pipeline.settings import Settings, open_detector
     from vision.files import read_file
@@ -182,7 +182,7 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from api.cli_options import win_flags
+    from api.cli.options import win_flags
     from pipeline.models import ScoreContext
     from pipeline.photo import score_reading
 

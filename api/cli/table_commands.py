@@ -82,7 +82,7 @@ def add_table(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--from-table", metavar="ID")
     a.add_argument("--rules")
     action("profiles", "saved house profiles", run_profiles)
-    from api.table_calibration_commands import add_table_calibrate
+    from api.cli.table_calibration_commands import add_table_calibrate
 
     a = action("calibrate", "teach the table its set: a photo of its 27 suited tiles in three rows (or --clear)",
                run_table_calibrate)
@@ -137,7 +137,7 @@ def _read_round(path: str) -> dict[str, Any]:
     """A round from a file or stdin, checked by the API's model (strict types, unknown keys refused)."""
     from pydantic import ValidationError
 
-    from api.table_schemas import RoundIn
+    from api.service.table_schemas import RoundIn
 
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -214,7 +214,7 @@ def run_show(args: argparse.Namespace) -> int:
     table = _call(store.get_table, args.id)
     rounds = _call(store.list_rounds, args.id)
     kept = _call(store.get_calibration, args.id)
-    from api.table_calibration_commands import calibration_problem_here, calibration_words
+    from api.cli.table_calibration_commands import calibration_problem_here, calibration_words
 
     problem = calibration_problem_here(kept)
     if args.json:
@@ -293,7 +293,11 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_table_calibrate(args: argparse.Namespace) -> int:
-    from api.table_calibration_commands import calibration_json, calibration_problem_here, calibration_words
+    from api.cli.table_calibration_commands import (
+        calibration_json,
+        calibration_problem_here,
+        calibration_words,
+    )
 
     if args.clear == (args.image is not None):
         raise ValueError("give a calibration photo (or JSON file), or --clear, one of them")
@@ -376,8 +380,8 @@ def _seat(text: str, option: str) -> int:
 
 
 def run_chajiao(args: argparse.Namespace) -> int:
-    from api.errors import ApiError
-    from api.uploads import decode_image
+    from api.service.errors import ApiError
+    from api.service.uploads import decode_image
     from pipeline.hand import chajiao, text_hand
     from pipeline.photo import photo_hand, read_photo
 

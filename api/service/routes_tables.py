@@ -1,7 +1,7 @@
 """Tables that keep score: /v1/tables (a table, its rounds, undo, edit, export) and /v1/profiles (house rules).
 
 Plain ``def`` routes: FastAPI runs them in its thread pool, where the database calls block. The store is
-``app.state.tables`` (:class:`api.table_store.LazyStore`). Errors use the project's one shape; a stale write
+``app.state.tables`` (:class:`api.service.table_store.LazyStore`). Errors use the project's one shape; a stale write
 gets 409 with the table as it is now next to the error, so the client can reload and retry.
 """
 
@@ -16,9 +16,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from api.errors import ApiError, error_body
-from api.responses import ErrorResponse
-from api.table_schemas import (
+from api.service.errors import ApiError, error_body
+from api.service.responses import ErrorResponse
+from api.service.table_schemas import (
     ProfileIn,
     ProfileList,
     ProfileOut,

@@ -1,5 +1,5 @@
 """For ``zhuoji table calibrate ID photo.jpg`` (teach a table its set; ``--clear`` forgets it; run by
-``api.table_commands``), the calibration line of ``zhuoji table show``, and ``read``/``score --table ID``: the same
+``api.cli.table_commands``), the calibration line of ``zhuoji table show``, and ``read``/``score --table ID``: the same
 store and pipeline functions as ``/v1/tables/{id}/calibrate`` and the ``table`` form field."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from api.errors import ApiError
+from api.service.errors import ApiError
 from vision.deadline import Deadline, WorkCancelled
 
 T = TypeVar("T")

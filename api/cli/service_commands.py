@@ -1,4 +1,4 @@
-"""``zhuoji serve`` and ``zhuoji live``: CLI shells over the HTTP service (api.app) and live mode (api.live)."""
+"""``zhuoji serve`` and ``zhuoji live``: CLI shells over the HTTP service (api.service.app) and live mode (api.live.loop)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from api.server import serve
+    from api.service.server import serve
     from pipeline.limits import parse_limit
     from pipeline.settings import Settings
 
@@ -70,7 +70,7 @@ def add_live(sub: argparse._SubParsersAction) -> None:
 
 
 def run_live(args: argparse.Namespace) -> int:
-    from api.live import live
+    from api.live.loop import live
     from pipeline.models import ScoreContext
     from pipeline.settings import Settings, open_detector
 

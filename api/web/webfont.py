@@ -1,7 +1,7 @@
 """The page's CJK webfont: a subset of Noto Sans CJK SC (SIL Open Font License) holding only the characters the
 page and the API's explanation lines can show, so Chinese reads the same on a machine without CJK fonts.
 
-Run ``python -m api.webfont`` after adding Chinese text to ``api/web/*`` or to a string of ``scoring/``,
+Run ``python -m api.web.webfont`` after adding Chinese text to ``api/web/*`` or to a string of ``scoring/``,
 ``pipeline/``, ``tables/``, ``api/`` or ``vision/``: it rescans them and rewrites ``api/web/zhuoji-cjk.woff2``. Needs the dev extra
 (fontTools, brotli) and a Noto Sans CJK file (Debian ``fonts-noto-cjk``); the service itself only serves the file.
 """
@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "api" / "web"
 FONT_FILE = WEB / "zhuoji-cjk.woff2"
 SOURCES = ("scoring", "pipeline", "tables", "api", "vision")
@@ -85,7 +85,7 @@ def build(source: Path, out: Path = FONT_FILE) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m api.webfont", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m api.web.webfont", description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE_FONT,
                         help=f"Noto Sans CJK .ttc or SC .otf (default {DEFAULT_SOURCE_FONT})")
     args = parser.parse_args(argv)

@@ -2,7 +2,7 @@
 
 The tile model is loaded once per process at start-up (lifespan) and shared by every request; onnxruntime
 sessions are thread-safe. Photos are processed in worker threads behind a small limiter (see
-:class:`api.runner.InferenceRunner`), so the event loop keeps accepting requests and a burst of
+:class:`api.service.runner.InferenceRunner`), so the event loop keeps accepting requests and a burst of
 uploads queues instead of oversubscribing the CPU. Every process is stateless: run several (``--workers``) or
 several replicas behind any load balancer (api/README.md).
 """
@@ -19,23 +19,23 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from api.admission import AdmissionMiddleware
-from api.errors import install_error_handlers
-from api.health import DEFAULT_CHECKS, version
-from api.health import router as health_router
-from api.routes_calibrate import router as calibrate_router
-from api.routes_scoring import router as scoring_router
-from api.routes_table_calibration import router as table_calibration_router
-from api.routes_tables import router as tables_router
-from api.routes_vision import router as vision_router
-from api.runner import InferenceRunner
-from api.table_store import LazyStore, database_answers
-from api.uploads import BodyLimitMiddleware, body_limit, is_photo_path
+from api.service.admission import AdmissionMiddleware
+from api.service.errors import install_error_handlers
+from api.service.health import DEFAULT_CHECKS, version
+from api.service.health import router as health_router
+from api.service.routes_calibrate import router as calibrate_router
+from api.service.routes_scoring import router as scoring_router
+from api.service.routes_table_calibration import router as table_calibration_router
+from api.service.routes_tables import router as tables_router
+from api.service.routes_vision import router as vision_router
+from api.service.runner import InferenceRunner
+from api.service.table_store import LazyStore, database_answers
+from api.service.uploads import BodyLimitMiddleware, body_limit, is_photo_path
 from pipeline.limits import Limits
 from pipeline.settings import Settings, open_detector
 
 log = logging.getLogger("zhuoji.api")
-WEB = Path(__file__).resolve().parent / "web"
+WEB = Path(__file__).resolve().parents[1] / "web"
 
 
 def create_app(model_path: str | os.PathLike | None = None, *, settings: Settings | None = None,

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from api.cli_options import add_win_context_options, win_flags
+from api.cli.options import add_win_context_options, win_flags
 
 if TYPE_CHECKING:
     from scoring.melds import Meld
@@ -32,10 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    from api.calibrate_commands import add_calibrate
-    from api.service_commands import add_live, add_serve
-    from api.table_commands import add_chajiao, add_table
-    from api.vision_commands import (
+    from api.cli.calibrate_commands import add_calibrate
+    from api.cli.service_commands import add_live, add_serve
+    from api.cli.table_commands import add_chajiao, add_table
+    from api.cli.vision_commands import (
         add_detect,
         add_quantize,
         add_read,

@@ -37,7 +37,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def add_calibration_option(p: argparse.ArgumentParser) -> None:
-    from api.table_calibration_commands import add_table_option
+    from api.cli.table_calibration_commands import add_table_option
 
     p.add_argument("--calibration", type=Path, metavar="FILE",
                    help="name tiles with this set's references too (made by `zhuoji calibrate`)")
@@ -46,7 +46,7 @@ def add_calibration_option(p: argparse.ArgumentParser) -> None:
 
 def calibration_arg(args: argparse.Namespace):
     """The calibration ``--calibration`` names, the one kept with ``--table``, or None."""
-    from api.table_calibration_commands import table_calibration
+    from api.cli.table_calibration_commands import table_calibration
     from vision.calibrate import load_calibration
 
     kept = table_calibration(args)

@@ -1,6 +1,6 @@
 """Routes that take photos: /v1/detect, /v1/read, /v1/score, /v1/chajiao/photos.
 
-``async def`` routes: admission (``api.admission``) has let the request in before its body was read; the upload
+``async def`` routes: admission (``api.service.admission``) has let the request in before its body was read; the upload
 is spooled to a temporary file while it is received, its header checked on the event loop, then the CPU-bound
 work (decoding included) runs in a worker thread through ``app.state.runner``, with a deadline, cancelled when the
 client goes away.
@@ -14,10 +14,10 @@ from typing import Annotated, BinaryIO
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
-from api.errors import ApiError
-from api.responses import ErrorResponse
-from api.routes_tables import _errors, _store
-from api.uploads import checked_upload, decode_image_reduced
+from api.service.errors import ApiError
+from api.service.responses import ErrorResponse
+from api.service.routes_tables import _errors, _store
+from api.service.uploads import checked_upload, decode_image_reduced
 from pipeline.calibration import KeptCalibration, kept_calibration, parse_calibration_text
 from pipeline.hand import DrawHand, chajiao, text_hand
 from pipeline.models import (

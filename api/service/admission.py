@@ -10,7 +10,7 @@ A pure ASGI middleware, outside FastAPI's body parsing, so that a refused upload
 - a body (any route) must arrive within ``Limits.body_timeout_s`` with no pause longer than
   ``Limits.body_idle_s``, else 408 and the connection is closed (a client sending a byte a second holds nothing).
 
-The headers' own timeout, keep-alive and the connection cap live in the server (``api.server``).
+The headers' own timeout, keep-alive and the connection cap live in the server (``api.service.server``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import anyio
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.errors import error_response
+from api.service.errors import error_response
 from pipeline.limits import Limits
 
 

@@ -8,8 +8,8 @@ from typing import Annotated, Any, BinaryIO
 
 from fastapi import APIRouter, File, Request, UploadFile
 
-from api.routes_vision import ERRORS, _detector
-from api.uploads import checked_upload, decode_image
+from api.service.routes_vision import ERRORS, _detector
+from api.service.uploads import checked_upload, decode_image
 from pipeline.calibration import calibrate_photo
 from vision.deadline import Deadline
 from vision.detect import Detector

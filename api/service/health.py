@@ -16,7 +16,7 @@ import anyio
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from api.responses import Health, Readiness, ReadinessCheckResult
+from api.service.responses import Health, Readiness, ReadinessCheckResult
 from vision.classes import NUM_CLASSES
 
 CHECK_TIMEOUT_S = 2.0

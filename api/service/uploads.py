@@ -10,7 +10,7 @@ Order of the checks, cheapest first, so a hostile upload costs as little as poss
 3. :func:`decode_image` / :func:`decode_image_reduced` decode with ``load_image_reduced`` (a large JPEG at reduced
    size when asked) and check the decoded size the same way as a last line.
 
-Admission (the busy check, bytes in flight, body-read timeouts) comes before all of these: ``api.admission``.
+Admission (the busy check, bytes in flight, body-read timeouts) comes before all of these: ``api.service.admission``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from fastapi import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.errors import ApiError, error_response
+from api.service.errors import ApiError, error_response
 from vision.images import (
     ImageError,
     PhotoShapeError,
