@@ -37,6 +37,7 @@ WIN_FLAGS: dict[str, tuple[str, str]] = {
     "discarder_bao_ting": ("杀报", "the discarder declared 报听"),
 }
 CONTEXT_KEYS = tuple(WIN_FLAGS)
+TONGSAN = 3  # 通三: added to every win, and the 热炮 extra under it
 
 RulesSpec = Rules | str | Mapping[str, Any] | None
 MeldsSpec = Sequence[Meld | Mapping[str, Any]]
@@ -198,6 +199,12 @@ def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bo
     if self_drawn:
         w, line = _zimo_bonus(hand_type, rules, w)
         lines.append(line)
+    if rules.qingyise_bonus and hand_type.qing:
+        w += rules.qingyise_bonus
+        lines.append(f"清一色奖励 (one-suit bonus): +{rules.qingyise_bonus} → {w}")
+    if rules.tongsan:
+        w += TONGSAN
+        lines.append(f"通三 (three on every win): +{TONGSAN} → {w}")
     if kong_draw:
         w += rules.gangkai_bonus
         lines.append(f"杠上花 (win on a kong replacement draw): +{rules.gangkai_bonus} → {w}")
@@ -209,7 +216,12 @@ def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bo
 
 
 def _zimo_bonus(hand_type: HandType, rules: Rules, w: int) -> tuple[int, str]:
-    """自摸 (self-draw) bonus: only 平胡 gets +1 by default (平胡自摸 = 2); LPS gives none."""
+    """自摸 (self-draw) bonus: only 平胡 gets +1 by default (平胡自摸 = 2); LPS gives none; the regional
+    variants +1, +2 or double on every self-drawn win."""
+    if rules.zimo_bonus == "double":
+        return 2 * w, f"自摸翻倍 (self-drawn, doubled): ×2 → {2 * w}"
+    if rules.zimo_bonus == "all_plus2":
+        return w + 2, f"自摸 (self-drawn): +2 → {w + 2}"
     if rules.zimo_bonus == "all_plus1" or (rules.zimo_bonus == "pinghu_only" and hand_type.key == "pinghu"):
         return w + 1, f"自摸 (self-drawn): +1 → {w + 1}"
     if rules.zimo_bonus == "pinghu_only":

@@ -14,7 +14,8 @@ The state is the JSON form of the table at the end of a hand (RULES.md §10)::
               | {"type": "false_win", "player": 2},                            # 诈胡
      "flipped": "4m" | null, "first_1s": {"discarder": 2, "claimed_by": null} | null,
      # house-rule input (docs/house-rules.md): "first_draw": true in a win outcome (天胡/地胡),
-     "gen_zhuang": false, "first_8p": {"discarder": 3, "claimed_by": null} | null}   # 跟庄, first 8p
+     "gen_zhuang": false, "first_8p": {"discarder": 3, "claimed_by": null} | null,   # 跟庄, first 8p
+     "weekday": 3 | null, "indicators": ["2m", "7s"]}   # 星期鸡 day 1..7, 前后鸡/滚筒鸡 extra indicators
 
 A winner's ``concealed`` excludes the winning tile. A ``"rules"`` key in the state wins over the ``rules``
 argument; ``"base"`` in the state wins over the rules' 底分. The result holds the itemized ledger (amounts
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scoring.chickens import chicken_transfers
+from scoring.chickens import CHUIFENG, chicken_transfers
 from scoring.dealer import next_dealer
 from scoring.dou import dou_transfers
 from scoring.hand_fan import HandFan, hand_transfers
@@ -47,6 +48,8 @@ def settle(state: Mapping[str, Any] | Table,
     table = state if isinstance(state, Table) else parse_table(state, rules)
     waits, counted = _waits(table)
     ting = _ting(table, counted)
+    if table.rules.chuifeng_ji == "hand" and table.flipped == CHUIFENG:
+        return _blown_away(table, ting, waits)
     hand = hand_transfers(table, ting, counted)
     dou, dou_lines = dou_transfers(table, ting, hand.burned)
     chickens, chicken_lines = chicken_transfers(table, ting, hand.burned)
@@ -63,6 +66,17 @@ def settle(state: Mapping[str, Any] | Table,
     return Settlement(table.rules, tuple(ledger),
                       tuple(_seat_result(table, seat, ting, waits, hand, nets) for seat in range(SEATS)),
                       dealer, streak, tuple(explanation))
+
+
+def _blown_away(table: Table, ting: list[bool], waits: list[list[str]]) -> Settlement:
+    """吹风鸡, whole-round reading (FW): F = 5p voids the round — every total 0 — and the dealer deals again,
+    his 连庄 streak counting on."""
+    line = (f"吹风鸡 (wind-blown chickens): F = {CHUIFENG}, the round is void: nobody pays; P{table.dealer} deals "
+            f"again, k={table.streak + 1}")
+    nets = {c: [0] * SEATS for c in COMPONENTS}
+    players = tuple(_seat_result(table, seat, ting, waits, HandFan(), nets) for seat in range(SEATS))
+    return Settlement(table.rules, (), players, table.dealer, table.streak + 1,
+                      (f"Rules: {table.rules.preset}, 底分 (base) {table.rules.base}", _ting_line(ting, table), line))
 
 
 def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
