@@ -163,9 +163,9 @@ def chicken_transfers(table: Table, ting: list[bool], burned: set[int]) -> tuple
                                       f"鸡 (chickens): P{q} pays P{p} {worth} for {_describe(items)}"))
 
     if rules.bao_ji and rules.chicken_requires_ting:
-        bao = _bao_ji(table, kinds, collects, burned, charging)
+        bao, owers = _bao_ji(table, kinds, collects, burned, charging)
         transfers += bao
-        paid |= {q for q in range(SEATS) if not collects[q] and bao}
+        paid |= owers
 
     for d, r, which in _zeren_pairs(table):
         extra = rules.zeren_extra * (2 if rules.heavy_chickens else 1) * (2 if kinds.golden else 1)
@@ -308,15 +308,19 @@ def _river_fixed_chickens(table: Table, kinds: ChickenKinds, seat: int, charging
 
 
 def _bao_ji(table: Table, kinds: ChickenKinds, collects: list[bool], burned: set[int],
-            charging: list[Chongfeng]) -> list[Transfer]:
-    """包鸡: a non-叫牌 player q pays the fixed chickens in his river to each 叫牌 player. Under ``bao_ji_shared``
+            charging: list[Chongfeng]) -> tuple[list[Transfer], set[int]]:
+    """包鸡: a non-叫牌 player q pays the fixed chickens in his river to each 叫牌 player (and the seats q
+    whose river owes something). Under ``bao_ji_shared``
     the plain ones (not his 冲锋鸡) are paid by every non-叫牌 player instead (P1: a discarded chicken of a
     player not 叫牌 is judged to every 叫牌 player, and every player not 叫牌 pays it)."""
     transfers = []
+    owers: set[int] = set()
     payees = [p for p in range(SEATS) if collects[p] and p not in burned]
     non_ting = [q for q in range(SEATS) if not collects[q]]
     for q in non_ting:
         items = _river_fixed_chickens(table, kinds, q, charging)
+        if payees and any(v for _, _, v in items):
+            owers.add(q)
         shared = [i for i in items if not i[1].startswith("冲锋鸡")] if table.rules.bao_ji_shared else []
         own = [i for i in items if i not in shared]
         for payers, part, whose in (([q], own, ""), (non_ting, shared, ", paid by every player not 叫牌")):
@@ -328,7 +332,7 @@ def _bao_ji(table: Table, kinds: ChickenKinds, collects: list[bool], burned: set
                     transfers.append(Transfer(payer, p, owed, "chicken",
                                               f"包鸡 (chicken liability): P{payer} pays P{p} {owed} for "
                                               f"{_describe(part)} in P{q}'s river (P{q} not 叫牌{whose})"))
-    return transfers
+    return transfers, owers
 
 
 def _zeren_pairs(table: Table) -> list[tuple[int, int, str]]:
