@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from api.cli.calibrate_commands import add_calibrate
+    from api.cli.rules_commands import add_rules
     from api.cli.service_commands import add_live, add_serve
     from api.cli.table_commands import add_chajiao, add_table
     from api.cli.vision_commands import (
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier,
-                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao, add_calibrate):
+                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao, add_calibrate, add_rules):
         add(sub)
     return parser
 

@@ -1,4 +1,5 @@
-"""Routes that score text: /v1/hand, /v1/settle, /v1/chajiao. No photo, no detector.
+"""Routes that score text: /v1/hand, /v1/settle, /v1/chajiao, and the rules they score by (/v1/rules). No photo,
+no detector.
 
 Plain ``def`` routes: FastAPI runs them in its thread pool, so the event loop stays free while the engine
 enumerates waits.
@@ -19,6 +20,7 @@ from pipeline.models import (
     SettleRequest,
     SettleResponse,
 )
+from pipeline.rules import RulesCatalogue, catalogue
 from scoring import parse_tiles
 
 ERRORS = {400: {"model": ErrorResponse, "description": "not JSON"},
@@ -58,3 +60,12 @@ def post_chajiao(req: ChajiaoRequest) -> ChajiaoResponse:
         hands.append(DrawHand(seat=index if p.seat is None else p.seat, concealed=tiles, melds=p.melds,
                               bao_ting=p.bao_ting))
     return chajiao(hands, req.rules, req.dealer, req.streak)
+
+
+@router.get("/rules", response_model=RulesCatalogue, summary="The presets, every rules switch, example house profiles")
+def get_rules_catalogue() -> RulesCatalogue:
+    """Everything a house-rules panel shows, as data: the presets with every switch's value, the switches grouped
+    with a one-line explanation each (中文 + English) and their choices, example regional house profiles and the
+    round fields some switches need (``weekday`` for 星期鸡). A rules object sent to any endpoint is
+    ``{"preset": NAME, <switch>: value, ...}``."""
+    return catalogue()
