@@ -1,7 +1,7 @@
 """鸡 (chickens): which tiles score, what each is worth, who pays whom (RULES.md §6, §12.1.1, §12.1.4).
 
 Entry point: :func:`chicken_transfers`. Chickens are settled only when somebody won; once per hand, however
-many players won. House rules (docs/house-rules.md): the first 8p as a 冲锋鸡 (``wuguji_chongfeng``), a claimed
+many players won. House rules (docs/rules.md#switches): the first 8p as a 冲锋鸡 (``wuguji_chongfeng``), a claimed
 冲锋鸡 moving to a 叫牌 claimer (``chongfeng_moves``), 包鸡 shared by every non-叫牌 player (``bao_ji_shared``),
 every claimed 1s a 责任鸡 (``zeren_scope=all``).
 """

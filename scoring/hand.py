@@ -234,7 +234,7 @@ _FIRST_DRAW = {"tianhu": "天胡 (heavenly win: the dealer's dealt 14 tiles)",
 
 
 def _first_draw(rules: Rules, kind: str, w: int) -> tuple[int, str]:
-    """天胡/地胡 (house rules, docs/house-rules.md): off when its value is 0."""
+    """天胡/地胡 (house rules, docs/rules.md#tianhu): off when its value is 0."""
     value = rules.tianhu if kind == "tianhu" else rules.dihu
     name = _FIRST_DRAW[kind]
     if not value:

@@ -22,7 +22,7 @@ HAND_TYPES: dict[str, tuple[str, str]] = {
     "qingqidui": ("清七对", "one suit, seven pairs"),
     "qinglongbei": ("清龙七对", "one suit, seven pairs with a concealed four"),
     "qingshuanglong": ("清双龙七对", "one suit, seven pairs with two concealed fours"),
-    # House rule (docs/house-rules.md), scored only when ``Rules.dadiaoche`` > 0; no row in the fan tables.
+    # House rule (docs/rules.md#dadiaoche), scored only when ``Rules.dadiaoche`` > 0; no row in the fan tables.
     "dadiaoche": ("大吊车", "four melds laid, won on a single wait for the pair"),
 }
 
@@ -84,7 +84,7 @@ class Rules:
     # (first) or, as before, for every winner (each).
     yipao_chicken: str = "first"
     zeren_scope: str = "first"  # 责任鸡: only the first claimed 1s (first) or every claimed 1s (all)
-    # House rules (docs/house-rules.md), all off by default.
+    # House rules (docs/rules.md#switches), all off by default.
     dadiaoche: int = 0  # 大吊车 / 单吊 fan (P1 17, app tables 10); 0 = off
     tianhu: int = 0  # 天胡 (dealer wins on his dealt 14) fan; 0 = off
     dihu: int = 0  # 地胡 (a non-dealer self-draws on his first draw) fan; 0 = off

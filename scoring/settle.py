@@ -13,7 +13,7 @@ The state is the JSON form of the table at the end of a hand (RULES.md §10)::
               | {"type": "pass_lock_penalty", "player": 2, "win_tile": "5p"}   # 包牌 (过水)
               | {"type": "false_win", "player": 2},                            # 诈胡
      "flipped": "4m" | null, "first_1s": {"discarder": 2, "claimed_by": null} | null,
-     # house-rule input (docs/house-rules.md): "first_draw": true in a win outcome (天胡/地胡),
+     # house-rule input (docs/rules.md#engine-input): "first_draw": true in a win outcome (天胡/地胡),
      "gen_zhuang": false, "first_8p": {"discarder": 3, "claimed_by": null} | null,   # 跟庄, first 8p
      "weekday": 3 | null, "indicators": ["2m", "7s"]}   # 星期鸡 day 1..7, 前后鸡/滚筒鸡 extra indicators
 

@@ -6,7 +6,7 @@ a fifth copy of a tile anywhere on the table, or an outcome that contradicts its
 
 Precedence: a ``"rules"`` key inside the state wins over the ``rules`` argument; a ``"base"`` key (底分) inside
 the state wins over the base of the rules (``"base": null`` = not given). Inputs that only house rules use
-(docs/house-rules.md): ``"gen_zhuang": true`` (跟庄), ``"first_8p"`` (the first discarded 8p, as ``first_1s``),
+(docs/rules.md#engine-input): ``"gen_zhuang": true`` (跟庄), ``"first_8p"`` (the first discarded 8p, as ``first_1s``),
 ``"first_draw": true`` in a win outcome (天胡/地胡), ``"weekday": 1..7`` (星期鸡, 7 = Sunday; required when
 ``xingqi_ji`` is played and someone won), ``"indicators": [tile, ...]`` (前后鸡/滚筒鸡: the extra indicator tiles
 in the order they were turned); they are accepted under any rules and score only when their switch is on.

@@ -1,4 +1,4 @@
-"""House-rule switches (docs/house-rules.md), each off by default: off, a hand-built table settles exactly as
+"""House-rule switches (docs/rules.md#switches), each off by default: off, a hand-built table settles exactly as
 before; on, it pays what the note documents. Also RULES.md §6.2's ``zeren_scope`` and every new key being
 accepted by every surface that takes rules."""
 
