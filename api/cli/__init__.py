@@ -152,8 +152,9 @@ def run_hand(args: argparse.Namespace) -> int:
 def add_settle(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("settle", help="settle a whole table: hand fan, 豆 (kongs), 鸡 (chickens), next dealer")
     p.add_argument("table", help="table state JSON file (see scoring/settle.py; examples in tests/data/tables)")
-    p.add_argument("--rules", metavar="PRESET", help="rules preset gy-normal, gy-reduced or liupanshui; replaces "
-                                                     "the file's preset, keeping its rule overrides")
+    p.add_argument("--rules", metavar="RULES", help="rules preset gy-normal, gy-reduced or liupanshui, or a JSON "
+                                                    "object {\"preset\": ..., <switch>: value}; replaces the file's "
+                                                    "preset and adds to its rule overrides (zhuoji rules lists them)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_settle)
 
@@ -178,8 +179,11 @@ def run_settle(args: argparse.Namespace) -> int:
         raise UserError(f"{args.table} must hold a JSON object (the table state)")
     if args.rules is not None:
         file_rules = state.get("rules")
-        overrides = {k: v for k, v in file_rules.items() if k != "preset"} if isinstance(file_rules, dict) else {}
-        state["rules"] = {"preset": args.rules, **overrides}
+        overrides = dict(file_rules) if isinstance(file_rules, dict) else {}
+        if isinstance(file_rules, str):
+            overrides["preset"] = file_rules
+        given = _rules_arg(args.rules)
+        state["rules"] = {**overrides, **(given if isinstance(given, dict) else {"preset": given})}
     result = settle(state)
     if args.json:
         _print_json(result.to_dict())

@@ -128,3 +128,14 @@ def test_rules_reference_has_a_section_per_switch(body):
     anchors = set(re.findall(r'<a id="([a-z0-9_-]+)"></a>', text))
     assert {s["name"] for s in body["switches"]} <= anchors
     assert {p["name"] for p in body["presets"]} | {"profiles"} <= anchors
+
+
+def test_cli_settle_takes_a_rules_object(capsys):
+    table = str(Path(__file__).resolve().parents[1] / "data" / "tables" / "e1.json")
+    # E1 under 通三 (docs/rules.md#tongsan, derived in tests/scoring/test_variants.py): 0, +20, −13, −7.
+    assert main(["settle", table, "--json", "--rules", '{"tongsan": true}']) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rules"]["preset"] == "gy-normal" and out["rules"]["tongsan"] is True
+    assert [p["total"] for p in out["players"]] == [0, 20, -13, -7]
+    assert main(["settle", table, "--rules", '{"tongsan": 1}']) == 2
+    assert "tongsan" in capsys.readouterr().err
