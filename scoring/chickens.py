@@ -3,7 +3,8 @@
 Entry point: :func:`chicken_transfers`. Chickens are settled only when somebody won; once per hand, however
 many players won. House rules (docs/rules.md#switches): the first 8p as a 冲锋鸡 (``wuguji_chongfeng``), a claimed
 冲锋鸡 moving to a 叫牌 claimer (``chongfeng_moves``), 包鸡 shared by every non-叫牌 player (``bao_ji_shared``),
-every claimed 1s a 责任鸡 (``zeren_scope=all``).
+every claimed 1s a 责任鸡 (``zeren_scope=all``); the regional chickens — 上下鸡, 本鸡, 星期鸡, 吹风鸡, 银鸡, 意外鸡,
+站鸡, 前后鸡/滚筒鸡 — and values (heavier values, 通三, all four with chickens doubled or cancelled).
 """
 
 from __future__ import annotations
@@ -17,12 +18,10 @@ from scoring.table import SEATS, FirstOneS, Table, Win
 from scoring.tiles import tile_index
 
 YAOJI = "1s"  # 幺鸡, the fixed chicken
-CHUIFENG = "5p"  # 吹风鸡: this flipped tile cancels the chickens (rules.chuifeng_ji)
 WUGUJI = "8p"  # 乌骨鸡, fixed chicken when rules.wuguji
-
-
 YIWAI = ("7p", "9m")  # 意外鸡, fixed chickens when rules.yiwai_ji
-WEEK_SUITS = "msp"
+CHUIFENG = "5p"  # 吹风鸡: this flipped tile cancels the chickens (rules.chuifeng_ji)
+WEEK_SUITS = "msp"  # 星期鸡: the weekday's rank in every suit
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,9 @@ def settle(state: Mapping[str, Any] | Table,
     table = state if isinstance(state, Table) else parse_table(state, rules)
     waits, counted = _waits(table)
     ting = _ting(table, counted)
+    hand = hand_transfers(table, ting, counted)  # also refuses a win the tiles or the 豆 gate do not allow
     if table.rules.chuifeng_ji == "hand" and table.flipped == CHUIFENG:
         return _blown_away(table, ting, waits)
-    hand = hand_transfers(table, ting, counted)
     dou, dou_lines = dou_transfers(table, ting, hand.burned)
     chickens, chicken_lines = chicken_transfers(table, ting, hand.burned)
     dealer, streak, dealer_line = next_dealer(table, ting)

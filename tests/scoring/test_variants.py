@@ -246,3 +246,12 @@ def test_lianzhuang_dealer_win_bonus():
     # Control: a non-dealer winner (E1) gets nothing more.
     assert totals(with_rules(example("E1", streak=3), lianzhuang=True)) == [2, 10, -8, -4]
 
+
+
+def test_chuifeng_ji_hand_still_refuses_an_impossible_win():
+    # E1 won on P3's discard: a 平胡 without a kong may not win on a discard (the 豆 gate), blown away or not.
+    state = with_rules(example("E1", flipped="5p", outcome={"type": "win", "winners": [1], "win_tile": "5p",
+                                                            "self_drawn": False, "discarder": 3}),
+                       chuifeng_ji="hand")
+    with pytest.raises(ValueError, match="cannot win"):
+        settle(state)
