@@ -139,3 +139,15 @@ def test_cli_settle_takes_a_rules_object(capsys):
     assert [p["total"] for p in out["players"]] == [0, 20, -13, -7]
     assert main(["settle", table, "--rules", '{"tongsan": 1}']) == 2
     assert "tongsan" in capsys.readouterr().err
+
+
+def test_cli_chajiao_takes_a_rules_object(capsys):
+    # E10 (docs/rules.md#examples) under gy-reduced spelled as an object: P0's best wait is 清一色 5 (not 10), P2's
+    # 平胡 1; P1 and P3 each pay P0 5 and P2 1 → +10, −6, +2, −6.
+    hands = ["0", "12345678922p56p", "1", "11m123p22346799s", "2", "234m567s888p33m67m", "3", "255668m5p223678s"]
+    args = [a for i in range(0, 8, 2) for a in ("--hand", hands[i], hands[i + 1])]
+    assert main(["chajiao", *args, "--json", "--rules", '{"preset": "gy-reduced"}']) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [p["total"] for p in out["players"]] == [10, -6, 2, -6]
+    assert main(["chajiao", *args, "--rules", '{"xingqi_ji": "friday"}']) == 2
+    assert "xingqi_ji" in capsys.readouterr().err
