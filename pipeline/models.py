@@ -48,7 +48,7 @@ RuleValue = StrictBool | StrictInt | StrictStr | list[StrictInt] | dict[str, Str
 RulesSpec = Annotated[
     Preset | dict[str, RuleValue],
     Field(description="rules preset (gy-normal 贵阳正常番, gy-reduced 贵阳缩小番, liupanshui 六盘水) or "
-                      "{\"preset\": ..., <RULES.md §9 config key>: value}"),
+                      "{\"preset\": ..., <switch, docs/rules.md#switches>: value}"),
     AfterValidator(_rules)]
 
 
@@ -263,7 +263,7 @@ class FirstOneS(StrictModel):
 
 
 class HandEnd(StrictModel):
-    """How one hand ended (RULES.md §10): the players' tiles, the outcome and the chicken events. A table round
+    """How one hand ended (docs/rules.md#engine-input): the players' tiles, the outcome and the chicken events. A table round
     is exactly this; ``/v1/settle`` adds the keys a table decides itself (rules, dealer, streak, base)."""
 
     players: list[PlayerIn] = Field(min_length=4, max_length=4)
@@ -281,7 +281,7 @@ class HandEnd(StrictModel):
 
 
 class SettleRequest(HandEnd):
-    """The table at the end of a hand (RULES.md §10); see ``scoring/settle.py``."""
+    """The table at the end of a hand (docs/rules.md#engine-input); see ``scoring/settle.py``."""
 
     rules: RulesSpec = "gy-normal"
     dealer: Seat = 0

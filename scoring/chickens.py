@@ -1,4 +1,4 @@
-"""鸡 (chickens): which tiles score, what each is worth, who pays whom (RULES.md §6, §12.1.1, §12.1.4).
+"""鸡 (chickens): which tiles score, what each is worth, who pays whom (docs/rules.md#chickens, #decisions).
 
 Entry point: :func:`chicken_transfers`. Chickens are settled only when somebody won; once per hand, however
 many players won. House rules (docs/rules.md#switches): the first 8p as a 冲锋鸡 (``wuguji_chongfeng``), a claimed
@@ -220,7 +220,7 @@ class Chongfeng:
 
 
 def _chongfeng(table: Table, ting: list[bool]) -> list[Chongfeng]:
-    """The 冲锋鸡 of this hand: the first discarded 1s (and 8p under ``wuguji_chongfeng``), §6.2, §12.1.4."""
+    """The 冲锋鸡 of this hand: the first discarded 1s (and 8p under ``wuguji_chongfeng``), docs/rules.md#chicken-values, #decisions."""
     rules = table.rules
     firsts: list[tuple[FirstOneS | None, str]] = [(table.first_1s, YAOJI)]
     if rules.wuguji and rules.wuguji_chongfeng:
@@ -245,7 +245,7 @@ def _chongfeng(table: Table, ting: list[bool]) -> list[Chongfeng]:
 
 def _win_tile_holders(table: Table) -> list[int]:
     """Winners whose hand holds the winning tile for chickens: every winner, or under ``yipao_chicken=first``
-    only the first winner counting from the discarder's 下家 (§7 order) — one physical tile, counted once."""
+    only the first winner counting from the discarder's 下家 (the order of docs/rules.md#dealer) — one physical tile, counted once."""
     win = table.outcome
     assert isinstance(win, Win)
     if len(win.winners) == 1 or table.rules.yipao_chicken == "each":
@@ -256,7 +256,7 @@ def _win_tile_holders(table: Table) -> list[int]:
 
 def _counted_chickens(table: Table, kinds: ChickenKinds, seat: int, charging: list[Chongfeng],
                       holders: list[int]) -> list[Item]:
-    """(tile, identity, worth) of every chicken in the scope S(p) of §6.3: hand, melds, own river."""
+    """(tile, identity, worth) of every chicken in the scope S(p) (docs/rules.md#chicken-scope): hand, melds, own river."""
     player = table.players[seat]
     win = table.outcome
     assert isinstance(win, Win)

@@ -1,4 +1,4 @@
-"""Hand types (牌型), the 豆 gate (胡牌通行证) and the win value W (RULES.md §3, §4).
+"""Hand types (牌型), the 豆 gate (胡牌通行证) and the win value W (docs/rules.md#hand-types, #kong-gate).
 
 A complete hand gets one base shape — 平胡 (standard with a run), 大对子 (standard, all triplets), 七对,
 龙七对 (七对 with a concealed quad), 双龙七对 (two quads) — and the flag 清 (one suit, melds included). The pair
@@ -78,7 +78,7 @@ def _base_candidates(dec: Decomposition, counts: Sequence[int], rules: Rules, wi
         return ["qidui"]
     if len(quads) == 1:
         return ["longqidui"]
-    # 双龙七对: Guiyang tables give it the 龙七对 value; on a tie it is named 龙七对 (RULES.md §2.4).
+    # 双龙七对: Guiyang tables give it the 龙七对 value; on a tie it is named 龙七对 (docs/rules.md#win-shapes).
     return ["longqidui", "shuanglong"]
 
 
@@ -138,7 +138,7 @@ def best_wait_fan(concealed: str | Iterable[str], melds: MeldsSpec, rules: Rules
 def win_allowed_on_discard(hand_type: HandType | str | None, melds: MeldsSpec, *, hot_discard: bool = False,
                            robbed_kong: bool = False, discarder_bao_ting: bool = False,
                            winner_bao_ting: bool = False) -> tuple[bool, str]:
-    """胡牌通行证 (the 豆 gate, RULES.md §4): may this hand win on another player's tile (点炮/抢杠)?
+    """胡牌通行证 (the 豆 gate, docs/rules.md#kong-gate): may this hand win on another player's tile (点炮/抢杠)?
 
     Self-draw is always allowed and is not asked here. Any one of: the winner owns a 豆 (kong) of any kind,
     the type is above 平胡, 热炮 (discarder's first discard after his kong), 抢杠 (robbing a kong), the
@@ -175,7 +175,7 @@ def _gate(key: str, meld_list: Sequence[Meld], *, hot_discard: bool, robbed_kong
 
 def win_value(hand_type: HandType, rules: RulesSpec, *, self_drawn: bool, kong_draw: bool = False,
               bao_ting: bool = False, first_draw: str | None = None) -> tuple[int, list[str]]:
-    """Win value W (RULES.md §3.2) from the type fan T, with one explanation line per step.
+    """Win value W (docs/rules.md#win-value) from the type fan T, with one explanation line per step.
 
     天胡/地胡 (house rule, ``first_draw`` = "tianhu" or "dihu"): max with or added to T per
     ``rules.tiandi_mode`` when its value is on; 自摸 bonus per ``rules.zimo_bonus`` (pinghu_only: 平胡自摸 = 2;

@@ -1,4 +1,4 @@
-"""Hand-fan (牌型番) payments of a hand: wins, 黄牌查叫 and the penalties (RULES.md §7, §8.2–§8.8).
+"""Hand-fan (牌型番) payments of a hand: wins, 黄牌查叫 and the penalties (docs/rules.md#dealer, #hand-payments to #penalties).
 
 Entry point: :func:`hand_transfers`. The win value W of each winner comes from ``scoring.hand``; this module
 decides who pays it to whom and adds the 连庄 k, 热炮 and 杀报 terms.
@@ -17,7 +17,7 @@ from scoring.tiles import to_mpsz
 @dataclass(frozen=True)
 class WinnerFan:
     hand_type: HandType
-    value: int  # W of §3.2
+    value: int  # W of docs/rules.md#win-value
 
 
 @dataclass
@@ -65,7 +65,7 @@ def _type_name(hand_type: HandType) -> str:
 
 
 def _dealer_k(table: Table, a: int, b: int) -> int:
-    """连庄 term: k on every hand-fan payment between the dealer and another player (§7), when enabled."""
+    """连庄 term: k on every hand-fan payment between the dealer and another player (docs/rules.md#dealer), when enabled."""
     return table.streak if table.rules.dealer_bonus and table.dealer in (a, b) else 0
 
 
@@ -157,7 +157,7 @@ def _self_drawn_payments(table: Table, w: int, hand_type: HandType, value: int) 
 
 
 def _robbed_kong_payment(table: Table, win: Win, w: int, hand_type: HandType, value: int) -> Transfer:
-    """抢杠 (§8.4, §12.1.2): the robbed player pays what all three would have paid for a 自摸, k terms included;
+    """抢杠 (docs/rules.md#qianggang, #decisions): the robbed player pays what all three would have paid for a 自摸, k terms included;
     no 杀报 extra."""
     d = win.discarder
     assert d is not None
@@ -218,7 +218,7 @@ def _draw(table: Table, ting: list[bool], waits: list[list[str]]) -> HandFan:
 
 
 def _pass_lock(table: Table, penalty: PassLockPenalty) -> HandFan:
-    """包牌 (过水 pass lock, §8.8): the win is void and the player pays each other player his W."""
+    """包牌 (过水 pass lock, docs/rules.md#penalties): the win is void and the player pays each other player his W."""
     p, rules = penalty.player, table.rules
     if rules.pass_lock == "forbid":
         raise ValueError(f"过水 (pass lock): P{p} passed a winnable discard, so under pass_lock=forbid he may "
@@ -238,7 +238,7 @@ def _pass_lock(table: Table, penalty: PassLockPenalty) -> HandFan:
 
 
 def _false_win(table: Table, penalty: FalseWin) -> HandFan:
-    """诈胡 (false win, §8.8): the player pays each other player Q (活一色 one-suit fan)."""
+    """诈胡 (false win, docs/rules.md#penalties): the player pays each other player Q (活一色 one-suit fan)."""
     p, q = penalty.player, table.rules.baoting_q
     result = HandFan()
     result.lines.append(f"诈胡 (false win): P{p} pays each other player Q {q}; no 豆/鸡, the dealer stays")

@@ -1,4 +1,4 @@
-"""Rule presets and config switches (RULES.md §9).
+"""Rule presets and config switches (docs/rules.md#switches).
 
 Every ⚠ choice of the specification is a field of :class:`Rules`; a preset is a complete set of values.
 ``get_rules("gy-normal")`` or ``get_rules({"preset": "liupanshui", "dealer_bonus": False})`` returns one.
@@ -27,7 +27,7 @@ HAND_TYPES: dict[str, tuple[str, str]] = {
 }
 
 FAN_TABLES: dict[str, dict[str, int]] = {
-    # S0 table, 7/17 for 七对/清七对 (RULES.md §3.1, conflict 1); 双龙 scores as 龙七对 in Guiyang.
+    # S0 table, 7/17 for 七对/清七对 (docs/rules.md#hand-types, conflict 1); 双龙 scores as 龙七对 in Guiyang.
     "gy_normal": {"pinghu": 1, "daduizi": 5, "qidui": 7, "longqidui": 10, "shuanglong": 10, "qingyise": 10,
                   "qingdadui": 15, "qingqidui": 17, "qinglongbei": 20, "qingshuanglong": 20},
     "gy_reduced": {"pinghu": 1, "daduizi": 3, "qidui": 4, "longqidui": 5, "shuanglong": 5, "qingyise": 5,

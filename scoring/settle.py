@@ -1,6 +1,6 @@
-"""Whole-table settlement of one hand (RULES.md §5–§8): ``settle(state, rules) -> result``.
+"""Whole-table settlement of one hand (docs/rules.md#dou to #settlement): ``settle(state, rules) -> result``.
 
-The state is the JSON form of the table at the end of a hand (RULES.md §10)::
+The state is the JSON form of the table at the end of a hand (docs/rules.md#engine-input)::
 
     {"rules": "gy-normal" | {"preset": "liupanshui", <config overrides>},   # optional
      "dealer": 0, "streak": 1, "base": 1,                                   # optional: 0, 1, the rules' 底分
@@ -90,7 +90,7 @@ def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
 
 
 def _ting(table: Table, counted: list[list[str]]) -> list[bool]:
-    """叫牌 (ready) at settlement: winners and anyone with a counted wait (§2, §10: computed from the tiles).
+    """叫牌 (ready) at settlement: winners and anyone with a counted wait (docs/rules.md#win-shapes, #engine-input: computed from the tiles).
 
     A 报听 flag does not make a hand ready: a player who declared 报听 but whose tiles wait on nothing is not
     叫牌 (he would otherwise escape his 查叫 payment at 黄牌)."""

@@ -1,4 +1,4 @@
-"""The table at the end of a hand: the validated input of :func:`scoring.settle.settle` (RULES.md §10).
+"""The table at the end of a hand: the validated input of :func:`scoring.settle.settle` (docs/rules.md#engine-input).
 
 ``parse_table(state, rules)`` turns the JSON form into plain frozen dataclasses and raises ``ValueError`` with a
 readable message for anything that does not fit: unknown keys, wrong types, seats out of range, tile counts,

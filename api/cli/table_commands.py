@@ -358,7 +358,7 @@ def add_chajiao(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("chajiao", help="黄牌查叫 (exhaustive-draw check): who is 叫牌, waits, who pays whom",
                        description="The hands shown at 黄牌 (the wall ran out, nobody won), 2 to 4 seats, each "
                                    "as text or a photo: who is 叫牌 (ready), the waits with copies left, and who "
-                                   "pays whom (RULES.md §8.7).")
+                                   "pays whom (docs/rules.md#chajiao).")
     p.add_argument("--hand", nargs=2, action="append", default=[], metavar=("SEAT", "TILES"),
                    help="seat 0..3 and its tiles, melds as TYPE:TILE: --hand 2 '123m456p789s1p pong:5m'")
     p.add_argument("--photo", nargs=2, action="append", default=[], metavar=("SEAT", "IMAGE"),

@@ -45,14 +45,14 @@ def post_hand(req: HandRequest) -> HandAnalysis:
 @router.post("/settle", response_model=SettleResponse, summary="Settle a whole table (hand fan, 豆, 鸡)")
 def post_settle(req: SettleRequest) -> SettleResponse:
     """The table at the end of a hand → the ledger: who pays whom, hand fan (牌型), 豆 (kongs) and
-    鸡 (chickens), each player's net, the next dealer (RULES.md §5–§8)."""
+    鸡 (chickens), each player's net, the next dealer (docs/rules.md#dou to #settlement)."""
     return settle_table(req)
 
 
 @router.post("/chajiao", response_model=ChajiaoResponse, summary="黄牌查叫: exhaustive-draw check of 2–4 hands")
 def post_chajiao(req: ChajiaoRequest) -> ChajiaoResponse:
     """Hands shown at 黄牌 (the wall ran out, nobody won): who is 叫牌 (ready), their waits and best fan, and
-    who pays whom (RULES.md §8.7). Photos: ``POST /v1/chajiao/photos``."""
+    who pays whom (docs/rules.md#chajiao). Photos: ``POST /v1/chajiao/photos``."""
     hands = []
     for index, p in enumerate(req.players):
         with invalid_input():

@@ -1,6 +1,6 @@
 """Regional variant switches (docs/rules.md, issue 54), each off in every preset.
 
-Every expected payment is derived by hand beside the test from the tiles of the table (RULES.md §11.1 hands of
+Every expected payment is derived by hand beside the test from the tiles of the table (docs/rules.md#example-tiles hands of
 the worked examples, docs/rules.md#examples), with a control where the switch is off. Notation: V_p = the
 chickens a 叫牌 player p collects from each other player; "hand" = the win value W each payer owes.
 """
@@ -52,7 +52,7 @@ def test_every_variant_value_is_accepted_and_bad_values_refused():
             get_rules({key: bad})
 
 
-# E1 (RULES.md §11): P1 wins 自摸 平胡 (W 2: each pays 2). P0 叫牌 holds 5m 6m 2s 3s3s 4s4s 5s5s 6s 7s 8s8s;
+# E1 (docs/rules.md#examples): P1 wins 自摸 平胡 (W 2: each pays 2). P0 叫牌 holds 5m 6m 2s 3s3s 4s4s 5s5s 6s 7s 8s8s;
 # P1 holds 1s..6s 2p3p4p 7m8m9m 5p + 5p; P2 not 叫牌 with the 冲锋鸡 1s in his river (包鸡 2 to P0 and P1);
 # P3 not 叫牌 (his 1s×2 ignored). F=4m → 5m: V0 = 1, V1 = 1 (1s) → P0 +2, P1 +10, P2 −8, P3 −4.
 
@@ -129,7 +129,7 @@ def test_ben_ji_and_xingqi_ji_on_the_same_tile_count_once():
 
 def test_chuifeng_ji_chickens_or_the_whole_round():
     state = example("E1", flipped="5p")  # F=5p: 吹风鸡
-    # chickens: no chicken settled, hand fan only (RULES-variants.md's worked example).
+    # chickens: no chicken settled, hand fan only (docs/rules.md#chuifeng_ji).
     assert totals(with_rules(state, chuifeng_ji="chickens")) == [-2, 6, -2, -2]
     # hand: the round is void, the dealer P0 deals again with k 2.
     void = settle(with_rules(state, chuifeng_ji="hand"))
