@@ -9,7 +9,7 @@ Our side is timed through the public API on lists of tile names. The library is 
 ready made (conversion not timed) and is used two ways: ``calculate_shanten`` (kokushi off, there are no
 honors) and, only when it says 0 (tenpai), each of the 27 tiles still available is added and checked with
 ``calculate_shanten == -1`` (method A) or with ``Agari.is_agari`` (method B, the fastest use we found).
-Disagreements are counted and shown: riichi 七对 (chiitoitsu) needs seven different pairs, while RULES.md §2
+Disagreements are counted and shown: riichi 七对 (chiitoitsu) needs seven different pairs, while docs/rules.md#win-shapes
 counts a concealed 4-of-a-kind as two pairs.
 """
 

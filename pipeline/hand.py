@@ -162,7 +162,7 @@ def _filler_hand(used: Counter[str], seed: int) -> list[str]:
 
 
 def chajiao(hands: Sequence[DrawHand], rules: Rules | str | dict[str, Any], dealer: int, streak: int) -> ChajiaoResponse:
-    """黄牌查叫 (RULES.md §8.7): who is 叫牌 (ready), each one's best fan, who pays whom.
+    """黄牌查叫 (docs/rules.md#chajiao): who is 叫牌 (ready), each one's best fan, who pays whom.
 
     ``scoring.settle`` with outcome draw does the paying. Seats not given get a stand-in hand that waits on
     nothing; every transfer to or from them is dropped, so only the hands shown pay and receive.

@@ -44,11 +44,11 @@ Seat = Annotated[int, Field(ge=0, le=3, description="seat 0..3 in turn order (�
 Mpsz = Annotated[str, Field(max_length=120, description="tiles in MPSZ, e.g. 123m456p789s")]
 Preset = Literal["gy-normal", "gy-reduced", "liupanshui"]
 # Rule overrides keep to JSON scalars, short int lists and int maps (dou_values): no floats, no nesting.
-RuleValue = StrictBool | StrictInt | StrictStr | list[StrictInt] | dict[str, StrictInt]
+RuleValue = StrictBool | StrictInt | StrictStr | list[StrictInt] | dict[str, StrictInt] | None  # null: a choice off
 RulesSpec = Annotated[
     Preset | dict[str, RuleValue],
     Field(description="rules preset (gy-normal 贵阳正常番, gy-reduced 贵阳缩小番, liupanshui 六盘水) or "
-                      "{\"preset\": ..., <RULES.md §9 config key>: value}"),
+                      "{\"preset\": ..., <switch, docs/rules.md#switches>: value}"),
     AfterValidator(_rules)]
 
 
@@ -263,7 +263,7 @@ class FirstOneS(StrictModel):
 
 
 class HandEnd(StrictModel):
-    """How one hand ended (RULES.md §10): the players' tiles, the outcome and the chicken events. A table round
+    """How one hand ended (docs/rules.md#engine-input): the players' tiles, the outcome and the chicken events. A table round
     is exactly this; ``/v1/settle`` adds the keys a table decides itself (rules, dealer, streak, base)."""
 
     players: list[PlayerIn] = Field(min_length=4, max_length=4)
@@ -274,10 +274,14 @@ class HandEnd(StrictModel):
                                                           "wuguji_chongfeng")
     gen_zhuang: StrictBool = Field(False, description="跟庄: the dealer's first discard was followed by all three; "
                                                       "paid under the house rule genzhuang")
+    weekday: StrictInt | None = Field(None, ge=1, le=7, description="星期鸡: the round's day, 1..7 (7 = Sunday); "
+                                                                     "needed when xingqi_ji is played")
+    indicators: list[Tile] = Field(default_factory=list, max_length=8,
+                                   description="前后鸡/滚筒鸡: extra indicator tiles, in the order they were turned")
 
 
 class SettleRequest(HandEnd):
-    """The table at the end of a hand (RULES.md §10); see ``scoring/settle.py``."""
+    """The table at the end of a hand (docs/rules.md#engine-input); see ``scoring/settle.py``."""
 
     rules: RulesSpec = "gy-normal"
     dealer: Seat = 0

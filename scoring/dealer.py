@@ -1,4 +1,4 @@
-"""Next dealer and 连庄 count (RULES.md §7, §8.7, §8.8, §12.1.5).
+"""Next dealer and 连庄 count (docs/rules.md#dealer, #chajiao, #penalties, #decisions).
 
 Entry point: :func:`next_dealer`.
 """

@@ -1,4 +1,4 @@
-"""豆 (kongs): who pays whom for each kong on the table (RULES.md §5, §12.1.6).
+"""豆 (kongs): who pays whom for each kong on the table (docs/rules.md#dou, #decisions).
 
 Entry point: :func:`dou_transfers`. 豆 are settled once per hand, only when somebody won.
 """

@@ -1,4 +1,4 @@
-"""Hand types (牌型), the 豆 gate (胡牌通行证) and the win value W (RULES.md §3, §4).
+"""Hand types (牌型), the 豆 gate (胡牌通行证) and the win value W (docs/rules.md#hand-types, #kong-gate).
 
 A complete hand gets one base shape — 平胡 (standard with a run), 大对子 (standard, all triplets), 七对,
 龙七对 (七对 with a concealed quad), 双龙七对 (two quads) — and the flag 清 (one suit, melds included). The pair
@@ -37,6 +37,7 @@ WIN_FLAGS: dict[str, tuple[str, str]] = {
     "discarder_bao_ting": ("杀报", "the discarder declared 报听"),
 }
 CONTEXT_KEYS = tuple(WIN_FLAGS)
+TONGSAN = 3  # 通三: added to every win, and the 热炮 extra under it
 
 RulesSpec = Rules | str | Mapping[str, Any] | None
 MeldsSpec = Sequence[Meld | Mapping[str, Any]]
@@ -77,7 +78,7 @@ def _base_candidates(dec: Decomposition, counts: Sequence[int], rules: Rules, wi
         return ["qidui"]
     if len(quads) == 1:
         return ["longqidui"]
-    # 双龙七对: Guiyang tables give it the 龙七对 value; on a tie it is named 龙七对 (RULES.md §2.4).
+    # 双龙七对: Guiyang tables give it the 龙七对 value; on a tie it is named 龙七对 (docs/rules.md#win-shapes).
     return ["longqidui", "shuanglong"]
 
 
@@ -137,7 +138,7 @@ def best_wait_fan(concealed: str | Iterable[str], melds: MeldsSpec, rules: Rules
 def win_allowed_on_discard(hand_type: HandType | str | None, melds: MeldsSpec, *, hot_discard: bool = False,
                            robbed_kong: bool = False, discarder_bao_ting: bool = False,
                            winner_bao_ting: bool = False) -> tuple[bool, str]:
-    """胡牌通行证 (the 豆 gate, RULES.md §4): may this hand win on another player's tile (点炮/抢杠)?
+    """胡牌通行证 (the 豆 gate, docs/rules.md#kong-gate): may this hand win on another player's tile (点炮/抢杠)?
 
     Self-draw is always allowed and is not asked here. Any one of: the winner owns a 豆 (kong) of any kind,
     the type is above 平胡, 热炮 (discarder's first discard after his kong), 抢杠 (robbing a kong), the
@@ -174,7 +175,7 @@ def _gate(key: str, meld_list: Sequence[Meld], *, hot_discard: bool, robbed_kong
 
 def win_value(hand_type: HandType, rules: RulesSpec, *, self_drawn: bool, kong_draw: bool = False,
               bao_ting: bool = False, first_draw: str | None = None) -> tuple[int, list[str]]:
-    """Win value W (RULES.md §3.2) from the type fan T, with one explanation line per step.
+    """Win value W (docs/rules.md#win-value) from the type fan T, with one explanation line per step.
 
     天胡/地胡 (house rule, ``first_draw`` = "tianhu" or "dihu"): max with or added to T per
     ``rules.tiandi_mode`` when its value is on; 自摸 bonus per ``rules.zimo_bonus`` (pinghu_only: 平胡自摸 = 2;
@@ -198,6 +199,12 @@ def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bo
     if self_drawn:
         w, line = _zimo_bonus(hand_type, rules, w)
         lines.append(line)
+    if rules.qingyise_bonus and hand_type.qing:
+        w += rules.qingyise_bonus
+        lines.append(f"清一色奖励 (one-suit bonus): +{rules.qingyise_bonus} → {w}")
+    if rules.tongsan:
+        w += TONGSAN
+        lines.append(f"通三 (three on every win): +{TONGSAN} → {w}")
     if kong_draw:
         w += rules.gangkai_bonus
         lines.append(f"杠上花 (win on a kong replacement draw): +{rules.gangkai_bonus} → {w}")
@@ -209,7 +216,12 @@ def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bo
 
 
 def _zimo_bonus(hand_type: HandType, rules: Rules, w: int) -> tuple[int, str]:
-    """自摸 (self-draw) bonus: only 平胡 gets +1 by default (平胡自摸 = 2); LPS gives none."""
+    """自摸 (self-draw) bonus: only 平胡 gets +1 by default (平胡自摸 = 2); LPS gives none; the regional
+    variants +1, +2 or double on every self-drawn win."""
+    if rules.zimo_bonus == "double":
+        return 2 * w, f"自摸翻倍 (self-drawn, doubled): ×2 → {2 * w}"
+    if rules.zimo_bonus == "all_plus2":
+        return w + 2, f"自摸 (self-drawn): +2 → {w + 2}"
     if rules.zimo_bonus == "all_plus1" or (rules.zimo_bonus == "pinghu_only" and hand_type.key == "pinghu"):
         return w + 1, f"自摸 (self-drawn): +1 → {w + 1}"
     if rules.zimo_bonus == "pinghu_only":
@@ -222,7 +234,7 @@ _FIRST_DRAW = {"tianhu": "天胡 (heavenly win: the dealer's dealt 14 tiles)",
 
 
 def _first_draw(rules: Rules, kind: str, w: int) -> tuple[int, str]:
-    """天胡/地胡 (house rules, docs/house-rules.md): off when its value is 0."""
+    """天胡/地胡 (house rules, docs/rules.md#tianhu): off when its value is 0."""
     value = rules.tianhu if kind == "tianhu" else rules.dihu
     name = _FIRST_DRAW[kind]
     if not value:

@@ -1,4 +1,4 @@
-"""Hand-fan (牌型番) payments of a hand: wins, 黄牌查叫 and the penalties (RULES.md §7, §8.2–§8.8).
+"""Hand-fan (牌型番) payments of a hand: wins, 黄牌查叫 and the penalties (docs/rules.md#dealer, #hand-payments to #penalties).
 
 Entry point: :func:`hand_transfers`. The win value W of each winner comes from ``scoring.hand``; this module
 decides who pays it to whom and adds the 连庄 k, 热炮 and 杀报 terms.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from scoring.hand import HandType, classify_win, win_allowed_on_discard, win_value
+from scoring.hand import TONGSAN, HandType, classify_win, win_allowed_on_discard, win_value
 from scoring.ledger import Transfer
 from scoring.table import SEATS, Draw, FalseWin, PassLockPenalty, Table, Win
 from scoring.tiles import to_mpsz
@@ -17,7 +17,7 @@ from scoring.tiles import to_mpsz
 @dataclass(frozen=True)
 class WinnerFan:
     hand_type: HandType
-    value: int  # W of §3.2
+    value: int  # W of docs/rules.md#win-value
 
 
 @dataclass
@@ -65,8 +65,23 @@ def _type_name(hand_type: HandType) -> str:
 
 
 def _dealer_k(table: Table, a: int, b: int) -> int:
-    """连庄 term: k on every hand-fan payment between the dealer and another player (§7), when enabled."""
+    """连庄 term: k on every hand-fan payment between the dealer and another player (docs/rules.md#dealer), when enabled."""
     return table.streak if table.rules.dealer_bonus and table.dealer in (a, b) else 0
+
+
+def _dealer_win(table: Table, w: int) -> list[tuple[str, int]]:
+    """连庄 as a dealer's win bonus (``lianzhuang``, P2): a winning dealer collects k more from each payer."""
+    if table.rules.lianzhuang and w == table.dealer:
+        return [("连庄 (dealer wins) k", table.streak)]
+    return []
+
+
+def _shabao(table: Table, hand_type: HandType, who: str) -> tuple[str, int]:
+    """杀报 extra: Q; under ``shabao_pinghu`` Q − 1 on a 平胡, not added to the 平胡's own 1 (P3 gy/: 9)."""
+    q = table.rules.baoting_q
+    if table.rules.shabao_pinghu and hand_type.key == "pinghu":
+        return f"杀报 (报听 {who} pays extra) Q − 1 on a 平胡", q - 1
+    return f"杀报 (报听 {who} pays extra) Q", q
 
 
 def _terms(w: int, hand_type: HandType, extras: list[tuple[str, int]]) -> str:
@@ -132,9 +147,9 @@ def _self_drawn_payments(table: Table, w: int, hand_type: HandType, value: int) 
     for p in range(SEATS):
         if p == w:
             continue
-        extras = [("连庄 (dealer streak) k", _dealer_k(table, p, w))]
+        extras = [("连庄 (dealer streak) k", _dealer_k(table, p, w)), *_dealer_win(table, w)]
         if table.players[p].bao_ting:
-            extras.append(("杀报 (报听 player pays extra) Q", table.rules.baoting_q))
+            extras.append(_shabao(table, hand_type, "player"))
         amount = value + sum(n for _, n in extras)
         transfers.append(Transfer(p, w, amount, "hand", f"自摸 (self-drawn win): P{p} pays P{w} {amount} — "
                                                         f"{_terms(value, hand_type, extras)}"))
@@ -142,11 +157,11 @@ def _self_drawn_payments(table: Table, w: int, hand_type: HandType, value: int) 
 
 
 def _robbed_kong_payment(table: Table, win: Win, w: int, hand_type: HandType, value: int) -> Transfer:
-    """抢杠 (§8.4, §12.1.2): the robbed player pays what all three would have paid for a 自摸, k terms included;
+    """抢杠 (docs/rules.md#qianggang, #decisions): the robbed player pays what all three would have paid for a 自摸, k terms included;
     no 杀报 extra."""
     d = win.discarder
     assert d is not None
-    k_total = sum(_dealer_k(table, p, w) for p in range(SEATS) if p != w)
+    k_total = sum(_dealer_k(table, p, w) + sum(n for _, n in _dealer_win(table, w)) for p in range(SEATS) if p != w)
     amount = 3 * value + k_total
     return Transfer(d, w, amount, "hand", (
         f"抢杠 (robbed kong): P{d} pays P{w} {amount} for all three — 3 × W {value} for {_type_name(hand_type)}"
@@ -158,11 +173,11 @@ def _discard_payment(table: Table, win: Win, w: int, hand_type: HandType, value:
     With ``yipao_reverse`` and several winners each winner pays the discarder instead (S0 20 literal)."""
     d = win.discarder
     assert d is not None
-    extras = [("连庄 (dealer streak) k", _dealer_k(table, d, w))]
+    extras = [("连庄 (dealer streak) k", _dealer_k(table, d, w)), *_dealer_win(table, w)]
     if win.hot_discard:
-        extras.append(("热炮 (hot discard after a kong)", table.rules.repao_extra))
+        extras.append(("热炮 (hot discard after a kong)", TONGSAN if table.rules.tongsan else table.rules.repao_extra))
     if table.players[d].bao_ting:
-        extras.append(("杀报 (报听 discarder pays extra) Q", table.rules.baoting_q))
+        extras.append(_shabao(table, hand_type, "discarder"))
     amount = value + sum(n for _, n in extras)
     terms = _terms(value, hand_type, extras)
     if table.rules.yipao_reverse and len(win.winners) > 1:
@@ -203,7 +218,7 @@ def _draw(table: Table, ting: list[bool], waits: list[list[str]]) -> HandFan:
 
 
 def _pass_lock(table: Table, penalty: PassLockPenalty) -> HandFan:
-    """包牌 (过水 pass lock, §8.8): the win is void and the player pays each other player his W."""
+    """包牌 (过水 pass lock, docs/rules.md#penalties): the win is void and the player pays each other player his W."""
     p, rules = penalty.player, table.rules
     if rules.pass_lock == "forbid":
         raise ValueError(f"过水 (pass lock): P{p} passed a winnable discard, so under pass_lock=forbid he may "
@@ -223,7 +238,7 @@ def _pass_lock(table: Table, penalty: PassLockPenalty) -> HandFan:
 
 
 def _false_win(table: Table, penalty: FalseWin) -> HandFan:
-    """诈胡 (false win, §8.8): the player pays each other player Q (活一色 one-suit fan)."""
+    """诈胡 (false win, docs/rules.md#penalties): the player pays each other player Q (活一色 one-suit fan)."""
     p, q = penalty.player, table.rules.baoting_q
     result = HandFan()
     result.lines.append(f"诈胡 (false win): P{p} pays each other player Q {q}; no 豆/鸡, the dealer stays")

@@ -1,4 +1,4 @@
-"""Fan transfers between seats: the ledger of a settlement (RULES.md §8.1).
+"""Fan transfers between seats: the ledger of a settlement (docs/rules.md#ledger).
 
 Three independent components, each zero-sum: ``hand`` (牌型 hand fan), ``dou`` (豆 kongs), ``chicken`` (鸡).
 """

@@ -40,7 +40,7 @@ class HandType:
 
 @dataclass(frozen=True)
 class WaitValue:
-    """One wait (听牌) of a waiting hand: the type it completes and its values (RULES.md §3, §4)."""
+    """One wait (听牌) of a waiting hand: the type it completes and its values (docs/rules.md#hand-types, #kong-gate)."""
 
     tile: str
     hand_type: HandType

@@ -1,4 +1,4 @@
-"""Rule presets and config switches (RULES.md §9).
+"""Rule presets and config switches (docs/rules.md#switches).
 
 Every ⚠ choice of the specification is a field of :class:`Rules`; a preset is a complete set of values.
 ``get_rules("gy-normal")`` or ``get_rules({"preset": "liupanshui", "dealer_bonus": False})`` returns one.
@@ -22,12 +22,12 @@ HAND_TYPES: dict[str, tuple[str, str]] = {
     "qingqidui": ("清七对", "one suit, seven pairs"),
     "qinglongbei": ("清龙七对", "one suit, seven pairs with a concealed four"),
     "qingshuanglong": ("清双龙七对", "one suit, seven pairs with two concealed fours"),
-    # House rule (docs/house-rules.md), scored only when ``Rules.dadiaoche`` > 0; no row in the fan tables.
+    # House rule (docs/rules.md#dadiaoche), scored only when ``Rules.dadiaoche`` > 0; no row in the fan tables.
     "dadiaoche": ("大吊车", "four melds laid, won on a single wait for the pair"),
 }
 
 FAN_TABLES: dict[str, dict[str, int]] = {
-    # S0 table, 7/17 for 七对/清七对 (RULES.md §3.1, conflict 1); 双龙 scores as 龙七对 in Guiyang.
+    # S0 table, 7/17 for 七对/清七对 (docs/rules.md#hand-types, conflict 1); 双龙 scores as 龙七对 in Guiyang.
     "gy_normal": {"pinghu": 1, "daduizi": 5, "qidui": 7, "longqidui": 10, "shuanglong": 10, "qingyise": 10,
                   "qingdadui": 15, "qingqidui": 17, "qinglongbei": 20, "qingshuanglong": 20},
     "gy_reduced": {"pinghu": 1, "daduizi": 3, "qidui": 4, "longqidui": 5, "shuanglong": 5, "qingyise": 5,
@@ -54,7 +54,7 @@ class DouValues:
 class Rules:
     preset: str = "gy-normal"
     fan_table: str = "gy_normal"
-    zimo_bonus: str = "pinghu_only"  # pinghu_only | none | all_plus1
+    zimo_bonus: str = "pinghu_only"  # pinghu_only | none | all_plus1 | all_plus2 | double
     gangkai_bonus: int = 1
     dou_values: DouValues = field(default_factory=DouValues)
     dou_not_ting: str = "void"  # void | reverse
@@ -84,7 +84,7 @@ class Rules:
     # (first) or, as before, for every winner (each).
     yipao_chicken: str = "first"
     zeren_scope: str = "first"  # 责任鸡: only the first claimed 1s (first) or every claimed 1s (all)
-    # House rules (docs/house-rules.md), all off by default.
+    # House rules (docs/rules.md#switches), all off by default.
     dadiaoche: int = 0  # 大吊车 / 单吊 fan (P1 17, app tables 10); 0 = off
     tianhu: int = 0  # 天胡 (dealer wins on his dealt 14) fan; 0 = off
     dihu: int = 0  # 地胡 (a non-dealer self-draws on his first draw) fan; 0 = off
@@ -93,6 +93,22 @@ class Rules:
     wuguji_chongfeng: bool = False  # the first discarded 8p is a 冲锋鸡 too (needs wuguji)
     bao_ji_shared: bool = False  # a fixed chicken in a non-叫牌 river is paid by every non-叫牌 player
     chongfeng_moves: bool = False  # a claimed 冲锋鸡 moves to a 叫牌 claimer, else stays with the discarder
+    # Regional variants (docs/rules.md, issue 54), all off by default.
+    shangxia_ji: bool = False  # 上下鸡 / 摇摆鸡: F-1 and F+1 are both 翻鸡
+    ben_ji: bool = False  # 本鸡: the flipped tile F itself is a chicken too
+    ben_ji_gold: str = "either"  # 本鸡's 金: F or F+1 is 1s (either, P3 gui_yang) | F is 1s (flip_only, P3 mygy)
+    xingqi_ji: str | None = None  # 星期鸡: rank = the round's weekday; Sunday 7 (sunday7) or none (sunday_none)
+    chuifeng_ji: str | None = None  # 吹风鸡 (F = 5p): no chickens (chickens) or the round void (hand)
+    mantang_all: str | None = None  # all four have a paid chicken: chicken payments doubled (double) or cancel
+    tongsan: bool = False  # 通三: W + 3 on every win, 热炮 extra 3, 冲锋鸡 3 (金 6)
+    qingyise_bonus: int = 0  # 清一色奖励: + this on a one-suit win; 0 = off (FW 六盘水: 3)
+    heavy_chickens: bool = False  # heavier values (P3 gy/): 冲锋 3/6, 幺鸡 金 3, 乌骨 金 ×3, 责任 2
+    shabao_pinghu: bool = False  # 杀报 on a 平胡: Q - 1 extra (9), not added to the 平胡's own 1
+    yin_ji: bool = False  # 银鸡: a flip-derived 1m or 1p is worth 2
+    yiwai_ji: bool = False  # 意外鸡: 7p and 9m are always chickens (like 幺鸡)
+    zhan_ji: str | None = None  # 站鸡: a fixed chicken still concealed scores double (double) or + 1 (plus1)
+    qianhou_ji: str | None = None  # 前后鸡 (last) / 滚筒鸡 (all): the extra indicator tiles' +1 are chickens
+    lianzhuang: bool = False  # 连庄 as a dealer's win bonus: a winning dealer collects + k from each payer
 
     def fan(self, hand_type: str) -> int:
         """Fan of a hand-type key under this rule set's table (大吊车: the house-rule value)."""
@@ -112,9 +128,9 @@ PRESETS: dict[str, Rules] = {
                         huang_dealer="stay", yipao_dealer="lps"),
 }
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+CHOICES: dict[str, tuple[str | None, ...]] = {
     "fan_table": tuple(FAN_TABLES),
-    "zimo_bonus": ("pinghu_only", "none", "all_plus1"),
+    "zimo_bonus": ("pinghu_only", "none", "all_plus1", "all_plus2", "double"),
     "dou_not_ting": ("void", "reverse"),
     "chicken_scope": ("mantang", "shoushang"),
     "chicken_payers": ("all_others", "non_ting_only"),
@@ -126,6 +142,12 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "yipao_chicken": ("first", "each"),
     "zeren_scope": ("first", "all"),
     "tiandi_mode": ("max", "add"),
+    "ben_ji_gold": ("either", "flip_only"),
+    "xingqi_ji": (None, "sunday7", "sunday_none"),
+    "chuifeng_ji": (None, "chickens", "hand"),
+    "mantang_all": (None, "double", "cancel"),
+    "zhan_ji": (None, "double", "plus1"),
+    "qianhou_ji": (None, "last", "all"),
 }
 
 MAX_BASE = 1_000_000  # 底分 bound: totals stay exact integers in a browser (below 2**53)
@@ -165,8 +187,9 @@ def get_rules(spec: str | dict[str, Any] | Rules | None = "gy-normal") -> Rules:
         elif isinstance(current, int):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"rules key {key!r} takes a whole number ≥ 0, not {value!r}")
-        elif key in _CHOICES and value not in _CHOICES[key]:
-            raise ValueError(f"rules key {key!r} takes one of {', '.join(_CHOICES[key])}, not {value!r}")
+        elif key in CHOICES and value not in CHOICES[key]:
+            names = ", ".join("null" if c is None else c for c in CHOICES[key])
+            raise ValueError(f"rules key {key!r} takes one of {names}, not {value!r}")
         clean[key] = value
     result = dataclasses.replace(rules, **clean)
     if result.wuguji_chongfeng and not result.wuguji:

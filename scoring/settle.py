@@ -1,6 +1,6 @@
-"""Whole-table settlement of one hand (RULES.md §5–§8): ``settle(state, rules) -> result``.
+"""Whole-table settlement of one hand (docs/rules.md#dou to #settlement): ``settle(state, rules) -> result``.
 
-The state is the JSON form of the table at the end of a hand (RULES.md §10)::
+The state is the JSON form of the table at the end of a hand (docs/rules.md#engine-input)::
 
     {"rules": "gy-normal" | {"preset": "liupanshui", <config overrides>},   # optional
      "dealer": 0, "streak": 1, "base": 1,                                   # optional: 0, 1, the rules' 底分
@@ -13,8 +13,9 @@ The state is the JSON form of the table at the end of a hand (RULES.md §10)::
               | {"type": "pass_lock_penalty", "player": 2, "win_tile": "5p"}   # 包牌 (过水)
               | {"type": "false_win", "player": 2},                            # 诈胡
      "flipped": "4m" | null, "first_1s": {"discarder": 2, "claimed_by": null} | null,
-     # house-rule input (docs/house-rules.md): "first_draw": true in a win outcome (天胡/地胡),
-     "gen_zhuang": false, "first_8p": {"discarder": 3, "claimed_by": null} | null}   # 跟庄, first 8p
+     # house-rule input (docs/rules.md#engine-input): "first_draw": true in a win outcome (天胡/地胡),
+     "gen_zhuang": false, "first_8p": {"discarder": 3, "claimed_by": null} | null,   # 跟庄, first 8p
+     "weekday": 3 | null, "indicators": ["2m", "7s"]}   # 星期鸡 day 1..7, 前后鸡/滚筒鸡 extra indicators
 
 A winner's ``concealed`` excludes the winning tile. A ``"rules"`` key in the state wins over the ``rules``
 argument; ``"base"`` in the state wins over the rules' 底分. The result holds the itemized ledger (amounts
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scoring.chickens import chicken_transfers
+from scoring.chickens import CHUIFENG, chicken_transfers
 from scoring.dealer import next_dealer
 from scoring.dou import dou_transfers
 from scoring.hand_fan import HandFan, hand_transfers
@@ -47,7 +48,9 @@ def settle(state: Mapping[str, Any] | Table,
     table = state if isinstance(state, Table) else parse_table(state, rules)
     waits, counted = _waits(table)
     ting = _ting(table, counted)
-    hand = hand_transfers(table, ting, counted)
+    hand = hand_transfers(table, ting, counted)  # also refuses a win the tiles or the 豆 gate do not allow
+    if table.rules.chuifeng_ji == "hand" and table.flipped == CHUIFENG:
+        return _blown_away(table, ting, waits)
     dou, dou_lines = dou_transfers(table, ting, hand.burned)
     chickens, chicken_lines = chicken_transfers(table, ting, hand.burned)
     dealer, streak, dealer_line = next_dealer(table, ting)
@@ -65,6 +68,17 @@ def settle(state: Mapping[str, Any] | Table,
                       dealer, streak, tuple(explanation))
 
 
+def _blown_away(table: Table, ting: list[bool], waits: list[list[str]]) -> Settlement:
+    """吹风鸡, whole-round reading (FW): F = 5p voids the round — every total 0 — and the dealer deals again,
+    his 连庄 streak counting on."""
+    line = (f"吹风鸡 (wind-blown chickens): F = {CHUIFENG}, the round is void: nobody pays; P{table.dealer} deals "
+            f"again, k={table.streak + 1}")
+    nets = {c: [0] * SEATS for c in COMPONENTS}
+    players = tuple(_seat_result(table, seat, ting, waits, HandFan(), nets) for seat in range(SEATS))
+    return Settlement(table.rules, (), players, table.dealer, table.streak + 1,
+                      (f"Rules: {table.rules.preset}, 底分 (base) {table.rules.base}", _ting_line(ting, table), line))
+
+
 def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
     """(all waits, waits that count for 叫牌) per seat; with ``dead_wait_counts=false`` a wait whose four
     copies are all on the table (hands, melds, rivers, winning and flipped tile) does not count."""
@@ -76,7 +90,7 @@ def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
 
 
 def _ting(table: Table, counted: list[list[str]]) -> list[bool]:
-    """叫牌 (ready) at settlement: winners and anyone with a counted wait (§2, §10: computed from the tiles).
+    """叫牌 (ready) at settlement: winners and anyone with a counted wait (docs/rules.md#win-shapes, #engine-input: computed from the tiles).
 
     A 报听 flag does not make a hand ready: a player who declared 报听 but whose tiles wait on nothing is not
     叫牌 (he would otherwise escape his 查叫 payment at 黄牌)."""

@@ -1,4 +1,4 @@
-"""Win shapes (成牌) and waits (听牌), RULES.md §2.
+"""Win shapes (成牌) and waits (听牌), docs/rules.md#win-shapes.
 
 A hand of 14 tiles (concealed tiles + 3 per meld; a kong counts as 3) is complete when it reads as
 
@@ -190,7 +190,7 @@ def waits(concealed: str | Iterable[str], melds: Sequence[Meld | Mapping] = ()) 
 
     ``concealed`` is MPSZ text or a list of tile names, with ``len(concealed) + 3 * len(melds) == 13``.
     Counts standard and 七对/龙七对 shapes. A tile whose 4 copies are all in the player's own concealed tiles
-    and melds is not a wait (RULES.md §12.1.3); the 豆 gate is ignored. ``ValueError`` on a wrong tile
+    and melds is not a wait (docs/rules.md#decisions); the 豆 gate is ignored. ``ValueError`` on a wrong tile
     count or a fifth copy.
     """
     names = _tile_list(concealed)

@@ -1,4 +1,4 @@
-"""The table at the end of a hand: the validated input of :func:`scoring.settle.settle` (RULES.md §10).
+"""The table at the end of a hand: the validated input of :func:`scoring.settle.settle` (docs/rules.md#engine-input).
 
 ``parse_table(state, rules)`` turns the JSON form into plain frozen dataclasses and raises ``ValueError`` with a
 readable message for anything that does not fit: unknown keys, wrong types, seats out of range, tile counts,
@@ -6,9 +6,10 @@ a fifth copy of a tile anywhere on the table, or an outcome that contradicts its
 
 Precedence: a ``"rules"`` key inside the state wins over the ``rules`` argument; a ``"base"`` key (底分) inside
 the state wins over the base of the rules (``"base": null`` = not given). Inputs that only house rules use
-(docs/house-rules.md): ``"gen_zhuang": true`` (跟庄), ``"first_8p"`` (the first discarded 8p, as ``first_1s``),
-``"first_draw": true`` in a win outcome (天胡/地胡); they are accepted under any rules and score only when
-their switch is on.
+(docs/rules.md#engine-input): ``"gen_zhuang": true`` (跟庄), ``"first_8p"`` (the first discarded 8p, as ``first_1s``),
+``"first_draw": true`` in a win outcome (天胡/地胡), ``"weekday": 1..7`` (星期鸡, 7 = Sunday; required when
+``xingqi_ji`` is played and someone won), ``"indicators": [tile, ...]`` (前后鸡/滚筒鸡: the extra indicator tiles
+in the order they were turned); they are accepted under any rules and score only when their switch is on.
 
 A seat at 黄牌 (exhaustive draw) may be ``{"not_ready": true}`` instead of its tiles: the table says that player
 is not 叫牌 (not ready) without showing his hand. Nothing else of his is needed at a draw (no 豆, no 鸡; he only
@@ -103,6 +104,8 @@ class Table:
     first_1s: FirstOneS | None = None
     first_8p: FirstOneS | None = None  # the first discarded 8p: a 冲锋鸡 under the house rule wuguji_chongfeng
     gen_zhuang: bool = False  # 跟庄 (开局跟): the dealer's first discard was followed by all three others
+    weekday: int | None = None  # 星期鸡: the round's day of the week, 1..7 (7 = Sunday)
+    indicators: tuple[str, ...] = ()  # 前后鸡 / 滚筒鸡: extra indicator tiles turned from the wall's end, in order
 
     def hand(self, seat: int) -> list[str]:
         """The concealed tiles of a seat, with the winning tile added for a winner."""
@@ -124,7 +127,7 @@ class Table:
 
 
 _STATE_KEYS = {"rules", "dealer", "streak", "players", "outcome", "flipped", "first_1s", "base", "first_8p",
-               "gen_zhuang"}
+               "gen_zhuang", "weekday", "indicators"}
 _PLAYER_KEYS = {"concealed", "melds", "river", "bao_ting", "not_ready"}
 _OUTCOME_KEYS = {
     "win": {"type", "winners", "win_tile", "self_drawn", "discarder", "kong_draw", "hot_discard", "robbed_kong",
@@ -153,7 +156,15 @@ def parse_table(state: Any, rules: str | Mapping[str, Any] | Rules | None = "gy-
     first_1s = _first_1s(obj.get("first_1s"))
     first_8p = _first_1s(obj.get("first_8p"), "first_8p")
     gen_zhuang = _flag(obj.get("gen_zhuang", False), "gen_zhuang (跟庄)")
-    table = Table(rule_set, dealer, streak, players, outcome, flipped, first_1s, first_8p, gen_zhuang)
+    weekday = obj.get("weekday")
+    if weekday is not None and (isinstance(weekday, bool) or not isinstance(weekday, int) or not 1 <= weekday <= 7):
+        raise ValueError(f"weekday (星期鸡) must be a day 1..7 (7 = Sunday), not {weekday!r}")
+    indicators = obj.get("indicators") or []
+    if not isinstance(indicators, list):
+        raise ValueError("indicators (前后鸡/滚筒鸡) must be a list of tiles, in the order they were turned")
+    indicators = tuple(_tile(t, "indicators (前后鸡/滚筒鸡 indicator tiles)") for t in indicators)
+    table = Table(rule_set, dealer, streak, players, outcome, flipped, first_1s, first_8p, gen_zhuang, weekday,
+                  indicators)
     _check_table(table)
     return table
 
@@ -286,8 +297,10 @@ def _check_table(table: Table) -> None:
     outcome = table.outcome
     if isinstance(outcome, Win):
         _check_win(table, outcome)
-    elif table.flipped is not None:
-        raise ValueError("flipped must be null: 翻鸡 (the flipped chicken) is only turned after a win")
+    elif table.flipped is not None or table.indicators:
+        raise ValueError("flipped and indicators must be empty: 翻鸡 (the flipped chicken) is only turned after a win")
+    if table.rules.xingqi_ji and isinstance(outcome, Win) and table.weekday is None:
+        raise ValueError("星期鸡 (xingqi_ji) is played: give the round's weekday, 1..7 (7 = Sunday)")
     for seat, player in enumerate(table.players):
         _check_player(table, seat, player)
     counts = table_counts(table)
@@ -310,6 +323,8 @@ def table_counts(table: Table) -> list[int]:
         counts[tile_index(table.outcome.win_tile)] += 1  # one physical tile, however many players win on it
     if table.flipped is not None:
         counts[tile_index(table.flipped)] += 1
+    for tile in table.indicators:
+        counts[tile_index(tile)] += 1
     return counts
 
 

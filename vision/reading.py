@@ -2,9 +2,9 @@
 
 The detector scores each box alone; the rules tie the boxes together:
 
-* every tile exists 4 times (RULES.md §1): no tile may be read more than 4 times in one photo;
+* every tile exists 4 times (docs/rules.md#tiles): no tile may be read more than 4 times in one photo;
 * a meld (碰 pong / 杠 kong / 闷豆 concealed kong) is 3 or 4 of one tile, so its open tiles read alike;
-* a 14-tile hand (concealed + 3 per meld) photographed at a win is complete (成牌, §2): when the top-1 tiles
+* a 14-tile hand (concealed + 3 per meld) photographed at a win is complete (成牌, docs/rules.md#win-shapes): when the top-1 tiles
   miss that by a cheap change, the complete reading is preferred (``prefer_complete``);
 * the 108-tile set has no winds, dragons or flowers: the detector learnt ``other`` from riichi photos, where a
   quarter of the boxes are such tiles, so its ``other`` score is rescaled to the share a Guiyang table has

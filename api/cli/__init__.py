@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from api.cli.calibrate_commands import add_calibrate
+    from api.cli.rules_commands import add_rules
     from api.cli.service_commands import add_live, add_serve
     from api.cli.table_commands import add_chajiao, add_table
     from api.cli.vision_commands import (
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier,
-                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao, add_calibrate):
+                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao, add_calibrate, add_rules):
         add(sub)
     return parser
 
@@ -151,8 +152,9 @@ def run_hand(args: argparse.Namespace) -> int:
 def add_settle(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("settle", help="settle a whole table: hand fan, 豆 (kongs), 鸡 (chickens), next dealer")
     p.add_argument("table", help="table state JSON file (see scoring/settle.py; examples in tests/data/tables)")
-    p.add_argument("--rules", metavar="PRESET", help="rules preset gy-normal, gy-reduced or liupanshui; replaces "
-                                                     "the file's preset, keeping its rule overrides")
+    p.add_argument("--rules", metavar="RULES", help="rules preset gy-normal, gy-reduced or liupanshui, or a JSON "
+                                                    "object {\"preset\": ..., <switch>: value}; replaces the file's "
+                                                    "preset and adds to its rule overrides (zhuoji rules lists them)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_settle)
 
@@ -177,8 +179,11 @@ def run_settle(args: argparse.Namespace) -> int:
         raise UserError(f"{args.table} must hold a JSON object (the table state)")
     if args.rules is not None:
         file_rules = state.get("rules")
-        overrides = {k: v for k, v in file_rules.items() if k != "preset"} if isinstance(file_rules, dict) else {}
-        state["rules"] = {"preset": args.rules, **overrides}
+        overrides = dict(file_rules) if isinstance(file_rules, dict) else {}
+        if isinstance(file_rules, str):
+            overrides["preset"] = file_rules
+        given = _rules_arg(args.rules)
+        state["rules"] = {**overrides, **(given if isinstance(given, dict) else {"preset": given})}
     result = settle(state)
     if args.json:
         _print_json(result.to_dict())

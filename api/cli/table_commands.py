@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tables import RoundRecord, TableRecord, TableStore
 
-PRESETS = ["gy-normal", "gy-reduced", "liupanshui"]
-
 
 def _print_json(obj: object) -> None:
     print(json.dumps(obj, ensure_ascii=False))
@@ -360,12 +358,13 @@ def add_chajiao(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("chajiao", help="黄牌查叫 (exhaustive-draw check): who is 叫牌, waits, who pays whom",
                        description="The hands shown at 黄牌 (the wall ran out, nobody won), 2 to 4 seats, each "
                                    "as text or a photo: who is 叫牌 (ready), the waits with copies left, and who "
-                                   "pays whom (RULES.md §8.7).")
+                                   "pays whom (docs/rules.md#chajiao).")
     p.add_argument("--hand", nargs=2, action="append", default=[], metavar=("SEAT", "TILES"),
                    help="seat 0..3 and its tiles, melds as TYPE:TILE: --hand 2 '123m456p789s1p pong:5m'")
     p.add_argument("--photo", nargs=2, action="append", default=[], metavar=("SEAT", "IMAGE"),
                    help="seat 0..3 and a photo of its tiles")
-    p.add_argument("--rules", default="gy-normal", choices=PRESETS)
+    p.add_argument("--rules", default="gy-normal",
+                   help="preset (gy-normal, gy-reduced, liupanshui) or a JSON object {\"preset\": ..., <switch>: value}")
     p.add_argument("--dealer", type=int, default=0, help="dealer seat (decides the next dealer), default 0")
     p.add_argument("--streak", type=int, default=1, help="连庄 count k of this hand, default 1")
     p.add_argument("--model", type=Path, help="ONNX model for photos (default: ZHUOJI_MODEL or the shipped one)")
@@ -407,7 +406,7 @@ def run_chajiao(args: argparse.Namespace) -> int:
 
                 detector = open_detector(Settings.from_env(model=args.model))
             hands.append(photo_hand(read_photo(detector, image).reading, seat))
-        result = chajiao(hands, args.rules, args.dealer, args.streak)
+        result = chajiao(hands, _rules_arg(args.rules), args.dealer, args.streak)
     except ApiError as exc:  # an image the service would refuse (corrupt, too large)
         raise ValueError(exc.message) from None
     if args.json:

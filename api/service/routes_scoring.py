@@ -1,4 +1,5 @@
-"""Routes that score text: /v1/hand, /v1/settle, /v1/chajiao. No photo, no detector.
+"""Routes that score text: /v1/hand, /v1/settle, /v1/chajiao, and the rules they score by (/v1/rules). No photo,
+no detector.
 
 Plain ``def`` routes: FastAPI runs them in its thread pool, so the event loop stays free while the engine
 enumerates waits.
@@ -19,6 +20,7 @@ from pipeline.models import (
     SettleRequest,
     SettleResponse,
 )
+from pipeline.rules import RulesCatalogue, catalogue
 from scoring import parse_tiles
 
 ERRORS = {400: {"model": ErrorResponse, "description": "not JSON"},
@@ -43,14 +45,14 @@ def post_hand(req: HandRequest) -> HandAnalysis:
 @router.post("/settle", response_model=SettleResponse, summary="Settle a whole table (hand fan, 豆, 鸡)")
 def post_settle(req: SettleRequest) -> SettleResponse:
     """The table at the end of a hand → the ledger: who pays whom, hand fan (牌型), 豆 (kongs) and
-    鸡 (chickens), each player's net, the next dealer (RULES.md §5–§8)."""
+    鸡 (chickens), each player's net, the next dealer (docs/rules.md#dou to #settlement)."""
     return settle_table(req)
 
 
 @router.post("/chajiao", response_model=ChajiaoResponse, summary="黄牌查叫: exhaustive-draw check of 2–4 hands")
 def post_chajiao(req: ChajiaoRequest) -> ChajiaoResponse:
     """Hands shown at 黄牌 (the wall ran out, nobody won): who is 叫牌 (ready), their waits and best fan, and
-    who pays whom (RULES.md §8.7). Photos: ``POST /v1/chajiao/photos``."""
+    who pays whom (docs/rules.md#chajiao). Photos: ``POST /v1/chajiao/photos``."""
     hands = []
     for index, p in enumerate(req.players):
         with invalid_input():
@@ -58,3 +60,12 @@ def post_chajiao(req: ChajiaoRequest) -> ChajiaoResponse:
         hands.append(DrawHand(seat=index if p.seat is None else p.seat, concealed=tiles, melds=p.melds,
                               bao_ting=p.bao_ting))
     return chajiao(hands, req.rules, req.dealer, req.streak)
+
+
+@router.get("/rules", response_model=RulesCatalogue, summary="The presets, every rules switch, example house profiles")
+def get_rules_catalogue() -> RulesCatalogue:
+    """Everything a house-rules panel shows, as data: the presets with every switch's value, the switches grouped
+    with a one-line explanation each (中文 + English) and their choices, example regional house profiles and the
+    round fields some switches need (``weekday`` for 星期鸡). A rules object sent to any endpoint is
+    ``{"preset": NAME, <switch>: value, ...}``."""
+    return catalogue()

@@ -160,7 +160,7 @@ async def post_chajiao_photos(request: Request, photo0: Photo = None, photo1: Ph
                               hand3: Hand = None, rules: Annotated[Preset, Form()] = "gy-normal",
                               dealer: Annotated[int, Form(ge=0, le=3)] = 0,
                               streak: Annotated[int, Form(ge=1, le=1000)] = 1) -> ChajiaoResponse:
-    """The exhaustive-draw check (RULES.md §8.7) with each seat N given as ``photoN`` or ``handN`` (2–4 seats):
+    """The exhaustive-draw check (docs/rules.md#chajiao) with each seat N given as ``photoN`` or ``handN`` (2–4 seats):
     who is 叫牌 (ready), waits and best fan, who pays whom."""
     photos, texts = [photo0, photo1, photo2, photo3], [hand0, hand1, hand2, hand3]
     hands = []

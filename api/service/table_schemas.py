@@ -24,7 +24,7 @@ Name = StrictStr
 
 
 class RoundIn(HandEnd):
-    """One hand as it ended (RULES.md §10), without the keys the table decides (rules, dealer, streak, base)."""
+    """One hand as it ended (docs/rules.md#engine-input), without the keys the table decides (rules, dealer, streak, base)."""
 
 
 class TableCreate(StrictModel):

@@ -117,7 +117,7 @@ def test_score_pipeline_on_a_known_hand(scripted):
     assert s["hand"]["count"] == 14 and s["hand"]["complete"] is True
     a = s["analysis"]
     assert a["status"] == "win" and a["hand_type"]["name_zh"] == "平胡" and a["hand_type"]["name_en"] == "plain win"
-    assert a["win_value"] == 2  # 平胡自摸 = 2 (RULES.md §3.2)
+    assert a["win_value"] == 2  # 平胡自摸 = 2 (docs/rules.md#win-value)
     assert s["assumptions"] == ["winning tile not given: took the last tile of the hand, 5p"]
     assert a["chickens"]["golden"] is True and a["chickens"]["total"] == 0  # 金鸡, but no 1s in the hand
     # Before the win (5p) the 13 tiles waited on 1p and 5p; the photo shows 2 + 3 of them.
@@ -177,7 +177,7 @@ def test_settle_example_tables(client):
 
 
 def test_chajiao_e10_all_four(client):
-    # RULES.md E10: P0 清一色 10 and P2 平胡 1 are 叫牌; P1, P3 each pay both.
+    # E10 (docs/rules.md#examples): P0 清一色 10 and P2 平胡 1 are 叫牌; P1, P3 each pay both.
     players = [{"concealed": "1234567892256p"}, {"concealed": "11m123p22346799s"},
                {"concealed": "234m567s888p33m67m"}, {"concealed": "255668m5p223678s"}]
     r = client.post("/v1/chajiao", json={"players": players})

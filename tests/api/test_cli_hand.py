@@ -29,7 +29,7 @@ def test_hand_json_with_melds(capsys):
                        "--meld", "concealed_kong:6m", "--json")
     assert code == 0
     r = json.loads(out)
-    assert r["hand_type"]["key"] == "pinghu" and r["win_value"] == 3  # RULES.md E3
+    assert r["hand_type"]["key"] == "pinghu" and r["win_value"] == 3  # E3 (docs/rules.md#examples)
     assert r["melds"] == [{"type": "concealed_kong", "tile": "6m"}]
     assert r["discard_win_allowed"] is True
 

@@ -31,7 +31,7 @@ def test_fourteen_tiles_take_the_last_one_as_the_winning_tile(capsys):
 def test_fourteen_tiles_with_melds_and_an_explicit_winning_tile(capsys):
     code, out, _ = run(capsys, "hand", "123456p2278s9s", "--meld", "concealed_kong:6m", "--self-drawn",
                        "--kong-draw", "--json")
-    assert code == 0 and json.loads(out)["win_value"] == 3  # RULES.md E3
+    assert code == 0 and json.loads(out)["win_value"] == 3  # E3 (docs/rules.md#examples)
     code, out, _ = run(capsys, "hand", "123m456p789s11s555p", "--win", "1s", "--json")
     r = json.loads(out)
     assert code == 0 and r["win_tile"] == "1s" and r["assumptions"] == []

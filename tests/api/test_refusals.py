@@ -1,6 +1,6 @@
 """Impossible input is refused the same way on every surface: the engine raises (``ValueError``, or
 ``TypeError`` for a value that is not tiles / a list at all), the API answers 422 with the engine's words, the
-CLI prints one line and exits 2. Also: 报听 does not make a hand 叫牌 (RULES.md §10), and 一炮多响 on a chicken
+CLI prints one line and exits 2. Also: 报听 does not make a hand 叫牌 (docs/rules.md#engine-input), and 一炮多响 on a chicken
 counts the one shared tile once (``yipao_chicken``)."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def test_kong_draw_without_a_kong_is_refused_everywhere(text_client, capsys):
     refused(text_client.post("/v1/hand", json={"concealed": PINGHU, "win_tile": "5p", "self_drawn": True,
                                           "kong_draw": True}), "needs a kong")
     cli_refused(capsys, "needs a kong", "hand", PINGHU, "--win", "5p", "--self-drawn", "--kong-draw")
-    # with a kong it is scored: W = 平胡自摸 2 + 1 (RULES.md E3)
+    # with a kong it is scored: W = 平胡自摸 2 + 1 (E3, docs/rules.md#examples)
     e3 = analyze_hand("123456p2278s", "9s", [{"type": "concealed_kong", "tile": "6m"}], True, kong_draw=True)
     assert e3.win_value == 3
     with pytest.raises(ValueError, match="杠上花"):
@@ -164,7 +164,7 @@ def test_base_inside_the_rules_has_the_same_bound(text_client, capsys, base, tmp
 
 def test_base_bounds_are_inclusive_and_null_means_not_given(text_client):
     top = settle(example("E1", rules={"base": 1_000_000}))
-    assert column(top, "total") == [v * 1_000_000 for v in (2, 10, -8, -4)]  # RULES.md E1 × 底分
+    assert column(top, "total") == [v * 1_000_000 for v in (2, 10, -8, -4)]  # E1 (docs/rules.md#examples) × 底分
     plain = settle(example("E1"))
     assert settle(example("E1", base=None)) == plain
     api_null = text_client.post("/v1/settle", json=example("E1", base=None))
@@ -197,7 +197,7 @@ def test_bao_ting_does_not_make_a_hand_ready_at_a_draw(text_client, capsys, tmp_
 
 
 def test_a_ready_bao_ting_player_is_still_ting():
-    # RULES.md E8: P3 declared 报听 and waits on 1s.
+    # E8 (docs/rules.md#examples): P3 declared 报听 and waits on 1s.
     from tests.scoring.settle_tables import EXAMPLES
     assert column(settle(EXAMPLES["E8"]), "ting")[3] is True
 

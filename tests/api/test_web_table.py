@@ -282,7 +282,7 @@ def test_one_discard_two_winners(browser, served):
     how(page, "multi")
     expect(page.locator("#r-winners")).to_be_visible()
     expect(page.locator("#r-winner")).to_be_hidden()
-    # Seats 1 and 3 both wait on 5p with a 豆 each, seat 0 discards it (RULES.md E9's shape: 一炮双响).
+    # Seats 1 and 3 both wait on 5p with a 豆 each, seat 0 discards it (the shape of E9, docs/rules.md#examples: 一炮双响).
     page.locator("#r-w1").check()
     page.locator("#r-w3").check()
     page.select_option("#r-discarder", "0")

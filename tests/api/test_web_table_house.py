@@ -29,7 +29,7 @@ from tests.tables.support import E1_PLAYERS
 pytestmark = WEB_MARKS
 expect = sync_api.expect
 
-# RULES.md E10 (黄牌查叫): seats 0 and 2 are 叫牌 (ready); 1 and 3 are not and pay.
+# E10 (黄牌查叫, docs/rules.md#examples): seats 0 and 2 are 叫牌 (ready); 1 and 3 are not and pay.
 E10_READY = {0: "12345678922p56p", 2: "234m567s888p33m67m"}
 HOUSE = {"dihu": 23, "genzhuang": 4, "wuguji": True, "wuguji_chongfeng": True}
 
@@ -98,7 +98,7 @@ def test_a_draw_saved_with_the_hands_not_ready_left_unshown(browser, served, tmp
 
     table, rounds = stored(page, url)
     assert rounds[0]["round"]["players"][1] == {"not_ready": True} == rounds[0]["round"]["players"][3]
-    assert table["totals"] == [20, -11, 2, -11]  # RULES.md E10, as with all four hands shown
+    assert table["totals"] == [20, -11, 2, -11]  # E10 (docs/rules.md#examples), as with all four hands shown
     expect(page.locator("#total-0")).to_have_text("+20")
     assert shown_totals(page) == table["totals"]
 

@@ -1,7 +1,7 @@
-"""Table states for settlement tests: the worked examples E1–E12 of RULES.md §11 with the full tiles of §11.1,
+"""Table states for settlement tests: the worked examples E1–E12 of docs/rules.md#examples with the full tiles of docs/rules.md#example-tiles,
 and small readers of a settlement result.
 
-Melds are written in the notation of RULES.md §1: ``P:5m<2`` pong from seat 2, ``K:4m<2`` 点豆 (exposed kong
+Melds are written in the notation of docs/rules.md#tiles: ``P:5m<2`` pong from seat 2, ``K:4m<2`` 点豆 (exposed kong
 fed by seat 2), ``BK:9p`` 转弯豆 (added kong), ``AK:6m`` 闷豆 (concealed kong).
 """
 

@@ -1,6 +1,6 @@
 """黄牌 (exhaustive draw) with hands not shown: a seat may be ``{"not_ready": true}`` (not 叫牌, no tiles).
 
-RULES.md §8.7: at a draw only 查叫 is paid (no 豆, no 鸡): each player not 叫牌 pays each 叫牌 player that
+docs/rules.md#chajiao: at a draw only 查叫 is paid (no 豆, no 鸡): each player not 叫牌 pays each 叫牌 player that
 player's best fan. A hand not shown cannot be judged, so the table says it is not 叫牌; a 叫牌 hand must be
 shown (its waits decide what it is paid), and a win or a penalty needs every hand.
 """
@@ -27,7 +27,7 @@ def hidden(state: dict, *seats: int) -> dict:
 def test_e10_with_the_two_hands_not_ready_left_unshown_settles_as_with_every_hand():
     full = settle(EXAMPLES["E10"])
     short = settle(hidden(EXAMPLES["E10"], 1, 3))
-    assert column(short, "total") == column(full, "total") == [20, -11, 2, -11]  # RULES.md E10
+    assert column(short, "total") == column(full, "total") == [20, -11, 2, -11]  # E10 (docs/rules.md#examples)
     assert (short.next_dealer, short.next_streak) == (full.next_dealer, full.next_streak)
     assert [p.ting for p in short.players] == [True, False, True, False]
     assert "P1 (said not ready, hand not shown)" in short.explanation[1]

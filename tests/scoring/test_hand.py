@@ -1,4 +1,4 @@
-"""Hand types, the 豆 gate, the win value W and analyze_hand (scoring/hand.py), RULES.md §2–§4, §11."""
+"""Hand types, the 豆 gate, the win value W and analyze_hand (scoring/hand.py), docs/rules.md#win-shapes to #kong-gate, #examples."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ TYPE_HANDS = {
     "qingshuanglong": ("1111333355779m", "9m", []),
 }
 
-# RULES.md §3.1: (key reported, fan) per preset. In Guiyang 双龙七对 scores (and is named) as 龙七对.
+# docs/rules.md#hand-types: (key reported, fan) per preset. In Guiyang 双龙七对 scores (and is named) as 龙七对.
 EXPECTED = {
     "gy-normal": {"pinghu": ("pinghu", 1), "daduizi": ("daduizi", 5), "qidui": ("qidui", 7),
                   "longqidui": ("longqidui", 10), "shuanglong": ("longqidui", 10), "qingyise": ("qingyise", 10),
@@ -85,13 +85,13 @@ def test_highest_fan_reading_wins():
 def test_qing_counts_melds():
     assert classify("123456789m1m", "1m", [Meld("pong", "5m")]).key == "qingyise"
     assert classify("123456789m1m", "1m", [Meld("pong", "5p")]).key == "pinghu"
-    # A meld of the same suit keeps 大对子 清 (RULES.md E7); one of another suit does not.
+    # A meld of the same suit keeps 大对子 清 (E7, docs/rules.md#examples); one of another suit does not.
     assert classify("444666999p1p", "1p", [Meld("pong", "2p")], "gy-reduced").fan == 8
     assert classify("444666999p1p", "1p", [Meld("concealed_kong", "2s")]).key == "daduizi"
 
 
 def test_melds_count_as_triplets_for_daduizi():
-    ht = classify("222999m3p555s", "3p", [Meld("pong", "7p", 0)])  # RULES.md E2
+    ht = classify("222999m3p555s", "3p", [Meld("pong", "7p", 0)])  # E2 (docs/rules.md#examples)
     assert (ht.key, ht.fan) == ("daduizi", 5)
     assert ht.decompositions[0][-1] == "[777p]"
 
@@ -127,7 +127,7 @@ def test_classify_validates():
         classify_win(parse_tiles("11123456789999m"), [], "tokyo")
 
 
-# ------------------------------------------------------------------------------------- §4 the 豆 gate
+# ------------------------------------------------------------------------------------- docs/rules.md#kong-gate the 豆 gate
 
 def test_gate():
     pinghu = classify(*TYPE_HANDS["pinghu"])
@@ -148,7 +148,7 @@ def test_gate():
         win_allowed_on_discard("tenhou", [])
 
 
-# ------------------------------------------------------------------------------------- §3.2 value W
+# ------------------------------------------------------------------------------------- docs/rules.md#win-value value W
 
 def test_win_value_zimo_bonus():
     pinghu = classify(*TYPE_HANDS["pinghu"])
@@ -189,7 +189,7 @@ def test_best_wait_fan():
     assert best_wait_fan("123999m1s", melds, "liupanshui") == (1, "pinghu")
 
 
-# ------------------------------------------------------------------------- RULES.md §11 winners
+# ------------------------------------------------------------------------- docs/rules.md#examples winners
 
 WINNERS = [
     # example, concealed, win, melds, self_drawn, context, preset, key, W, discard allowed

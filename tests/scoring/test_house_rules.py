@@ -1,5 +1,5 @@
-"""House-rule switches (docs/house-rules.md), each off by default: off, a hand-built table settles exactly as
-before; on, it pays what the note documents. Also RULES.md §6.2's ``zeren_scope`` and every new key being
+"""House-rule switches (docs/rules.md#switches), each off by default: off, a hand-built table settles exactly as
+before; on, it pays what the note documents. Also ``zeren_scope`` (docs/rules.md#chicken-values) and every new key being
 accepted by every surface that takes rules."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_every_house_rule_is_off_in_every_preset():
 
 
 def test_switches_left_off_change_no_worked_example():
-    # The house-rule keys at their off values, spelled out: every RULES.md example settles the same.
+    # The house-rule keys at their off values, spelled out: every worked example (docs/rules.md#examples) settles the same.
     off = {"dadiaoche": 0, "tianhu": 0, "dihu": 0, "genzhuang": 0, "bao_ji_shared": False,
            "chongfeng_moves": False, "wuguji_chongfeng": False, "zeren_scope": "first"}
     for name, state in EXAMPLES.items():
@@ -71,7 +71,7 @@ def test_dadiaoche_takes_the_higher_row_and_needs_four_melds():
 
 
 def test_dihu_off_and_on():
-    # RULES.md E1: P1 (not the dealer) wins 自摸 平胡, W 2; as his first draw it is 地胡.
+    # E1 (docs/rules.md#examples): P1 (not the dealer) wins 自摸 平胡, W 2; as his first draw it is 地胡.
     state = example("E1", outcome=zimo(1, "5p", first_draw=True))
     assert settle(state).ledger == settle(EXAMPLES["E1"]).ledger
     assert any("地胡" in line and "not played" in line for line in settle(state).explanation)
@@ -123,7 +123,7 @@ def test_genzhuang_dealer_pays_each_other_player(name):
 
 
 def _first_8p_table(**rules) -> dict:
-    # RULES.md E1 with 乌骨鸡 on; P3 (not 叫牌) discarded the first 8p, still in his river.
+    # E1 (docs/rules.md#examples) with 乌骨鸡 on; P3 (not 叫牌) discarded the first 8p, still in his river.
     state = example("E1", first_8p={"discarder": 3})
     state["players"][3]["river"] = "8p"
     return with_rules(state, wuguji=True, **rules)
@@ -158,7 +158,7 @@ def test_bao_ji_shared_by_every_player_not_ting():
 
 
 def test_claimed_chongfeng_moves_to_a_ting_claimer():
-    # RULES.md E2: P0 (叫牌) claimed the first 1s from P3: 责任鸡 (+1), no 冲锋鸡; P0 collects 3 from each.
+    # E2 (docs/rules.md#examples): P0 (叫牌) claimed the first 1s from P3: 责任鸡 (+1), no 冲锋鸡; P0 collects 3 from each.
     assert column(settle(EXAMPLES["E2"]), "total") == [10, -3, 2, -9]
     on = settle(with_rules(EXAMPLES["E2"], chongfeng_moves=True))
     # one tile of P0's pong is the 冲锋鸡 (2 for 1): 4 from each, the 责任鸡 extra still paid

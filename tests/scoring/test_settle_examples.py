@@ -1,4 +1,4 @@
-"""The 12 worked examples of RULES.md §11, built from §11 + §11.1, with their stated results."""
+"""The 12 worked examples of docs/rules.md#examples, built from docs/rules.md#examples and #example-tiles, with their stated results."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ TOTALS = {
     "E12": [21, -4, -13, -4],
 }
 
-# 叫牌 status and waits of the non-winners as RULES.md §11.1 states them.
+# 叫牌 status and waits of the non-winners as docs/rules.md#example-tiles states them.
 WAITS = {
     "E1": {0: ["4m", "7m"], 2: [], 3: []},
     "E2": {0: ["5p", "8p"], 1: [], 3: []},
@@ -108,7 +108,7 @@ def test_e6_components(results):
     assert column(r, "hand") == [-10, -10, 30, -10]  # 龙七对 10, no 自摸 bonus
     chickens = paid(r, "chicken")
     assert chickens[1, 2] == 8  # V2 = 2×2 (金鸡) + 4 (金冲锋鸡)
-    assert chickens[3, 0] == 2 and chickens[3, 2] == 8 + 2  # 包鸡 of a 1s under 金鸡 is 2 (§12.1.1)
+    assert chickens[3, 0] == 2 and chickens[3, 2] == 8 + 2  # 包鸡 of a 1s under 金鸡 is 2 (docs/rules.md#decisions)
     assert r.players[2].win.hand_type.key == "longqidui"
 
 

@@ -1,4 +1,4 @@
-"""Config switches of RULES.md §9, dealer rules, penalties and input validation of the settlement."""
+"""Config switches of docs/rules.md#switches, dealer rules, penalties and input validation of the settlement."""
 
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def test_dealer_bonus_on_every_hand_payment_with_the_dealer():
 
 @pytest.mark.parametrize(("dealer", "robbed_pays"), [(0, 3 * (1 + 2)), (2, 3 * 1 + 2), (1, 3 * 1 + 2)])
 def test_robbed_kong_with_dealer_streak(dealer, robbed_pays):
-    """§12.1.2: winner = dealer → 3(W+k); robbed = dealer → 3W+k; neither → 3W+k."""
+    """docs/rules.md#decisions: winner = dealer → 3(W+k); robbed = dealer → 3W+k; neither → 3W+k."""
     assert paid(settle(example("E12", dealer=dealer)), "hand") == {(2, 0): robbed_pays}
 
 

@@ -36,7 +36,7 @@ def test_known_waits(concealed, expected):
     assert waits(concealed) == brute_waits(parse_tiles(concealed))
 
 
-# RULES.md §11.1: every non-winner of the worked examples, with its stated 叫牌 status and waits.
+# docs/rules.md#example-tiles: every non-winner of the worked examples, with its stated 叫牌 status and waits.
 SPEC_HANDS = [
     ("E1 P0", "56m23344556788s", [], ["4m", "7m"]),
     ("E1 P2", "224567m2468p799s", [], []),
@@ -86,7 +86,7 @@ def test_rules_examples_waits(who, concealed, melds, expected):
 # ------------------------------------------------------------------------- the 4-copy rule and errors
 
 def test_tile_held_four_times_with_melds_is_not_a_wait():
-    # 单吊 5m while holding a pong of 5m: the only remaining 5m is the one in hand (RULES.md §12.1.3).
+    # 单吊 5m while holding a pong of 5m: the only remaining 5m is the one in hand (docs/rules.md#decisions).
     assert waits("123456789p5m", [pong("5m")]) == []
     assert waits("123456789p6m", [pong("5m")]) == ["6m"]
     # 34m waits 2m/5m, but all four 5m are in the player's kong.

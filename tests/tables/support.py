@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-# RULES.md §11 E1 (平胡 自摸, 翻鸡 4m, 冲锋鸡): seat 1 wins on 5p. Rotated, any seat can win it.
+# docs/rules.md#examples E1 (平胡 自摸, 翻鸡 4m, 冲锋鸡): seat 1 wins on 5p. Rotated, any seat can win it.
 E1_PLAYERS = [
     {"concealed": "56m23344556788s", "melds": [], "river": "", "bao_ting": False},
     {"concealed": "123456s234p789m5p", "melds": [], "river": "", "bao_ting": False},
