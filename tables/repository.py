@@ -409,7 +409,8 @@ class TableStore:
                     if seen.request_hash != digest:
                         raise IdempotencyKeyReused(f"Idempotency-Key {idempotency_key!r} was used for another "
                                                    "round of this table")
-                    return seen.response, True
+                    # An answer stored before migration 0004 has no view id; the table's own is the one it had.
+                    return {**seen.response, "table": {"view_id": row.view_id, **seen.response["table"]}}, True
             self._check_version(row, expected_version)
             # Only the new round is settled: the table row carries what the round before handed on.
             played = play_round(row.rules, row.round_count + 1, round_,
