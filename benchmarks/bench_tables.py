@@ -57,7 +57,7 @@ def bench_backend(label: str, url: str, n_rounds: int, n_replay: int) -> None:
     store = TableStore.open(url)
     try:
         t0 = time.perf_counter()
-        table = store.create_table("sixteen", NAMES)
+        table = store.create_table("sixteen", NAMES).table
         for i in range(16):
             store.add_round(table.id, _round(i), None)
         t1 = time.perf_counter()
@@ -67,14 +67,14 @@ def bench_backend(label: str, url: str, n_rounds: int, n_replay: int) -> None:
         print(f"{label}: 16-round table created in {(t1 - t0) * 1000:.1f} ms, read back (table + 16 rounds with "
               f"settlements) in {(t2 - t1) * 1000:.1f} ms")
 
-        table = store.create_table("one writer", NAMES)
+        table = store.create_table("one writer", NAMES).table
         t0 = time.perf_counter()
         for i in range(n_rounds):
             store.add_round(table.id, _round(i), None)
         dt = time.perf_counter() - t0
         print(f"{label}: {n_rounds / dt:.0f} rounds/s, one writer ({dt / n_rounds * 1000:.2f} ms per round)")
 
-        table = store.create_table("four writers", NAMES)
+        table = store.create_table("four writers", NAMES).table
         stale = [0]
 
         def writer(w: int) -> None:
@@ -98,7 +98,7 @@ def bench_backend(label: str, url: str, n_rounds: int, n_replay: int) -> None:
         print(f"{label}: {stored / dt:.0f} rounds/s, four writers at once ({stale[0]} stale writes retried, "
               f"{stored} rounds stored)")
 
-        table = store.create_table("long evening", NAMES)
+        table = store.create_table("long evening", NAMES).table
         for i in range(n_replay):
             store.add_round(table.id, _round(i), None)
         t0 = time.perf_counter()

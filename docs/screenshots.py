@@ -56,9 +56,10 @@ def main() -> None:
                     "name": "Friday", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "gy-normal"}).json()
                 for n, r in enumerate([round_(2), round_(0), round_(0), round_(None), round_(1), round_(0)], start=1):
                     answer = page.request.post(f"{server.url}/v1/tables/{table['id']}/rounds",
-                                               data={"round": r, "expected_version": n})
+                                               data={"round": r, "expected_version": n},
+                                               headers={"Authorization": f"Bearer {table['edit_key']}"})
                     assert answer.status == 201, answer.text()
-                page.goto(f"{server.url}/t/{table['id']}")
+                page.goto(f"{server.url}/t/{table['view_id']}")
                 page.locator("#history tr[data-round]").nth(5).wait_for()
                 save(page, ROOT / "docs" / "page-table-totals.png", "main")
                 page.close()

@@ -5,7 +5,7 @@ opened from settings.
 
 Environment variables: ``ZHUOJI_MODEL``, ``ZHUOJI_CLASSIFIER`` and ``ZHUOJI_BACK_CHECK`` (a path, or ``none``
 to go without), ``ZHUOJI_THREADS``, ``ZHUOJI_CONCURRENCY``, ``ZHUOJI_MAX_WAITING``, ``ZHUOJI_HOST``,
-``ZHUOJI_PORT``, ``ZHUOJI_WORKERS``, ``ZHUOJI_DATABASE_URL``, ``ZHUOJI_LIMITS`` (the service's bounds,
+``ZHUOJI_PORT``, ``ZHUOJI_WORKERS``, ``ZHUOJI_DATABASE_URL``, ``ZHUOJI_ADMIN_KEY``, ``ZHUOJI_LIMITS`` (the service's bounds,
 ``pipeline.limits``).
 """
 
@@ -43,6 +43,8 @@ class Settings:
     port: int = 8000
     workers: int = 1
     database_url: str | None = None
+    # Lists every table and saves house profiles; None: nobody may. Kept out of repr (logs, tracebacks).
+    admin_key: str | None = dataclasses.field(default=None, repr=False)
     limits: Limits = Limits()  # deadlines, timeouts, upload and connection caps of the HTTP service
 
     @classmethod
@@ -61,6 +63,7 @@ class Settings:
             "port": int(env.get("ZHUOJI_PORT", "8000")),
             "workers": int(env.get("ZHUOJI_WORKERS", "1")),
             "database_url": env.get("ZHUOJI_DATABASE_URL") or None,
+            "admin_key": env.get("ZHUOJI_ADMIN_KEY") or None,
             "limits": limits_from_env(env),
         }
         given = {k: v for k, v in flags.items() if v is not None}
@@ -86,6 +89,8 @@ class Settings:
             out["ZHUOJI_BACK_CHECK"] = ""
         if self.database_url:
             out["ZHUOJI_DATABASE_URL"] = self.database_url
+        if self.admin_key:
+            out["ZHUOJI_ADMIN_KEY"] = self.admin_key
         out[LIMITS_ENV] = limits_env(self.limits)
         return out
 

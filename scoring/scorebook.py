@@ -63,6 +63,10 @@ class Standing:
     rounds: tuple[PlayedRound, ...]
 
 
+class DuplicatePlayers(ValueError):
+    """Two seats of a table given the same name."""
+
+
 def new_scorebook(players: Sequence[str], rules: RulesSpec | None = "gy-normal", dealer: int = 0) -> Scorebook:
     """A scorebook with no rounds; names are trimmed and must be four distinct non-empty strings."""
     if isinstance(players, str) or not isinstance(players, Sequence) or len(players) != SEATS:
@@ -76,7 +80,7 @@ def new_scorebook(players: Sequence[str], rules: RulesSpec | None = "gy-normal",
             raise ValueError(f"player {seat}: a name is at most {MAX_NAME} printable characters")
         names.append(name)
     if len(set(names)) != SEATS:
-        raise ValueError(f"player names must differ: {', '.join(names)}")
+        raise DuplicatePlayers(f"player names must differ: {', '.join(names)}")
     if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < SEATS:
         raise ValueError(f"dealer is a seat 0..{SEATS - 1}, not {dealer!r}")
     spec: RulesSpec = "gy-normal" if rules is None else rules

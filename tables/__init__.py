@@ -4,10 +4,13 @@
 migrates the schema; the table logic itself is pure and lives in ``scoring.scorebook``.
 """
 
+from scoring.scorebook import DuplicatePlayers
 from tables.db import StoreUnavailable, default_database_url, describe
 from tables.repository import (
     CalibrationRecord,
     IdempotencyKeyReused,
+    InvalidProfile,
+    KeyedTable,
     Profile,
     ProfileNotFound,
     RoundNotFound,
@@ -16,7 +19,9 @@ from tables.repository import (
     TableNotFound,
     TableRecord,
     TableStore,
+    WrongEditKey,
 )
 
-__all__ = ["CalibrationRecord", "IdempotencyKeyReused", "Profile", "ProfileNotFound", "RoundNotFound", "RoundRecord", "StaleVersion",
-           "StoreUnavailable", "TableNotFound", "TableRecord", "TableStore", "default_database_url", "describe"]
+__all__ = ["CalibrationRecord", "DuplicatePlayers", "IdempotencyKeyReused", "InvalidProfile", "KeyedTable", "Profile", "ProfileNotFound",
+           "RoundNotFound", "RoundRecord", "StaleVersion", "StoreUnavailable", "TableNotFound", "TableRecord",
+           "TableStore", "WrongEditKey", "default_database_url", "describe"]

@@ -94,14 +94,34 @@ def _sqlite_begin(connection: sa.Connection) -> None:
 
 def migrate(engine: sa.Engine) -> None:
     """Bring the schema to the newest migration (idempotent; several replicas may call it at once)."""
+    _alembic(engine, command.upgrade, "head")
+
+
+def downgrade(engine: sa.Engine, revision: str) -> None:
+    """Take the schema back to ``revision`` (a database as an older release left it: for tests of a migration)."""
+    _alembic(engine, command.downgrade, revision)
+
+
+def _alembic(engine: sa.Engine, action: Any, revision: str) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    sqlite = engine.dialect.name == "sqlite"
     try:
         # Alembic keeps its context in module globals: one migration per process at a time. Between processes
         # (replicas) the database serializes them (BEGIN IMMEDIATE; PostgreSQL's advisory lock in env.py).
         with _MIGRATING, engine.connect().execution_options(write=True) as connection:
-            config.attributes["connection"] = connection
-            command.upgrade(config, "head")
-            connection.commit()
+            if sqlite:
+                # A SQLite batch migration recreates a table (copy, drop, rename): with foreign keys on, dropping
+                # score_tables would delete every round with it. The pragma is ignored inside a transaction, so
+                # it is set on the driver's connection before one begins, and set back on after.
+                connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
+            try:
+                config.attributes["connection"] = connection
+                action(config, revision)
+                connection.commit()
+            finally:
+                if sqlite:
+                    connection.rollback()
+                    connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
     except sa.exc.OperationalError as exc:
         raise StoreUnavailable(f"cannot open the database {describe(str(engine.url))}: {one_line(exc.orig)}") from None

@@ -27,6 +27,7 @@ def to_csv(table: TableRecord, rounds: Sequence[RoundRecord]) -> str:
     return out.getvalue()
 
 
-def to_json(table: TableRecord, rounds: Sequence[RoundRecord]) -> dict[str, Any]:
-    return {"table": table.to_dict(),
+def to_json(table: TableRecord, rounds: Sequence[RoundRecord], by_view: bool = False) -> dict[str, Any]:
+    """The table and its rounds; ``by_view``: as its view link shows it, without the table's id."""
+    return {"table": table.view_dict() if by_view else table.to_dict(),
             "rounds": [{**r.to_dict(), "outcome": outcome_words(r.round, table.players)} for r in rounds]}

@@ -35,6 +35,7 @@ from scoring.scorebook import (
     replay,
 )
 from tables.db import StoreUnavailable, create_engine, describe, migrate, one_line
+from tables.keys import edit_url, is_view_id, key_hash, key_matches, new_edit_key, new_view_id, view_url
 from tables.schema import house_profiles, idempotency_keys, rounds, score_tables, table_calibrations
 
 
@@ -47,6 +48,7 @@ def engine_version() -> str:
 
 ENGINE_VERSION = engine_version()
 MAX_PAGE = 100
+MAX_OFFSET = 1_000_000_000  # far beyond any store's tables; bounds what reaches the database's integer
 MAX_PROFILE_NAME = 60
 _ID = re.compile(r"[0-9a-f]{12}")
 
@@ -76,6 +78,14 @@ class IdempotencyKeyReused(ValueError):
     """The same idempotency key came with a different round."""
 
 
+class InvalidProfile(ValueError):
+    """A house profile that cannot be saved: its name, or rules the engine refuses."""
+
+
+class WrongEditKey(PermissionError):
+    """A write to a table with a key that is not its edit key."""
+
+
 @dataclass(frozen=True)
 class TableRecord:
     id: str
@@ -89,9 +99,28 @@ class TableRecord:
     version: int
     created_at: str
     updated_at: str
+    view_id: str  # reads the table and its history, never writes (``tables.keys``)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def view_dict(self) -> dict[str, Any]:
+        """The table as its view link shows it: without its id, which names the table to writers."""
+        return {k: v for k, v in asdict(self).items() if k != "id"}
+
+
+@dataclass(frozen=True)
+class KeyedTable:
+    """A table with its edit key, as it is handed out once (on creation, or by ``zhuoji table key``)."""
+
+    table: TableRecord
+    edit_key: str
+
+    def to_dict(self, base_url: str = "") -> dict[str, Any]:
+        """The table, the key and its links (relative to the page's address unless ``base_url`` is given)."""
+        return {**self.table.to_dict(), "edit_key": self.edit_key,
+                "edit_url": edit_url(self.table.id, self.edit_key, base_url),
+                "view_url": view_url(self.table.view_id, base_url)}
 
 
 @dataclass(frozen=True)
@@ -180,7 +209,7 @@ def _request_hash(round_: Mapping[str, Any]) -> str:
 def _table(row: sa.Row) -> TableRecord:
     return TableRecord(id=row.id, name=row.name, players=list(row.players), rules=row.rules, dealer=row.dealer,
                        streak=row.streak, rounds=row.round_count, totals=list(row.totals), version=row.version,
-                       created_at=_iso(row.created_at), updated_at=_iso(row.updated_at))
+                       created_at=_iso(row.created_at), updated_at=_iso(row.updated_at), view_id=row.view_id)
 
 
 def _round(row: sa.Row) -> RoundRecord:
@@ -276,8 +305,9 @@ class TableStore:
     # ------------------------------------------------------------------ tables
 
     def create_table(self, name: str, players: Sequence[str], rules: Any = None, dealer: int = 0,
-                     profile: str | None = None) -> TableRecord:
-        """A new table; ``rules`` is a preset or ``{"preset", …overrides}``, or ``profile`` names saved rules."""
+                     profile: str | None = None) -> KeyedTable:
+        """A new table and its edit key (only its hash is kept); ``rules`` is a preset or
+        ``{"preset", …overrides}``, or ``profile`` names saved rules."""
         name = _text(name, "a table name", 100)
         if profile is not None and rules is not None:
             raise ValueError("give rules or a profile, not both")
@@ -286,12 +316,45 @@ class TableStore:
             if profile is not None:
                 rules = self._profile(conn, profile).rules
             book = new_scorebook(players, rules, dealer)
+            key = new_edit_key()
             values = {"id": _new_id(), "name": name, "players": list(book.players), "rules": book.rules,
                       "first_dealer": book.first_dealer, "dealer": book.first_dealer, "streak": 1,
                       "round_count": 0, "totals": [0] * len(book.players), "version": 1, "created_at": now,
-                      "updated_at": now}
+                      "updated_at": now, "edit_key_hash": key_hash(key), "view_id": new_view_id()}
             conn.execute(score_tables.insert().values(**values))
-            return _table(conn.execute(sa.select(score_tables).where(score_tables.c.id == values["id"])).one())
+            row = conn.execute(sa.select(score_tables).where(score_tables.c.id == values["id"])).one()
+            return KeyedTable(_table(row), key)
+
+    def check_edit_key(self, table_id: str, key: str | None) -> None:
+        """Nothing when ``key`` is the table's edit key; :class:`WrongEditKey` when not, :class:`TableNotFound`
+        when there is no such table."""
+        _known_id(table_id)
+        with self._read() as conn:
+            stored = conn.execute(sa.select(score_tables.c.edit_key_hash)
+                                  .where(score_tables.c.id == table_id)).scalar_one_or_none()
+        if stored is None:
+            raise TableNotFound(f"no table {table_id!r}")
+        if not key_matches(key, stored):
+            raise WrongEditKey(f"that is not the edit key of table {table_id}")
+
+    def issue_edit_key(self, table_id: str) -> KeyedTable:
+        """A new edit key for the table; the old one stops working. Not a change of the table: its version stays."""
+        key = new_edit_key()
+        with self._write() as conn:
+            row = self._locked_row(conn, table_id)
+            conn.execute(score_tables.update().where(score_tables.c.id == table_id)
+                         .values(edit_key_hash=key_hash(key)))
+        return KeyedTable(_table(row), key)
+
+    def get_view(self, view_id: str) -> TableRecord:
+        """The table a view id reads (:class:`TableNotFound` for any other text)."""
+        if not is_view_id(view_id):
+            raise TableNotFound(f"no table viewed as {str(view_id)[:40]!r}")
+        with self._read() as conn:
+            row = conn.execute(sa.select(score_tables).where(score_tables.c.view_id == view_id)).first()
+        if row is None:
+            raise TableNotFound(f"no table viewed as {view_id!r}")
+        return _table(row)
 
     def get_table(self, table_id: str) -> TableRecord:
         _known_id(table_id)
@@ -303,7 +366,7 @@ class TableStore:
 
     def list_tables(self, limit: int = 20, offset: int = 0) -> tuple[list[TableRecord], int]:
         """(a page of tables newest first, how many there are in all)."""
-        limit, offset = max(1, min(limit, MAX_PAGE)), max(0, offset)
+        limit, offset = max(1, min(limit, MAX_PAGE)), max(0, min(offset, MAX_OFFSET))
         with self._read() as conn:
             total = conn.execute(sa.select(sa.func.count()).select_from(score_tables)).scalar_one()
             rows = conn.execute(sa.select(score_tables)
@@ -346,7 +409,8 @@ class TableStore:
                     if seen.request_hash != digest:
                         raise IdempotencyKeyReused(f"Idempotency-Key {idempotency_key!r} was used for another "
                                                    "round of this table")
-                    return seen.response, True
+                    # An answer stored before migration 0004 has no view id; the table's own is the one it had.
+                    return {**seen.response, "table": {"view_id": row.view_id, **seen.response["table"]}}, True
             self._check_version(row, expected_version)
             # Only the new round is settled: the table row carries what the round before handed on.
             played = play_round(row.rules, row.round_count + 1, round_,
@@ -479,17 +543,24 @@ class TableStore:
         return Profile(row.name, row.rules, _iso(row.created_at), _iso(row.updated_at))
 
     def save_profile(self, name: str, rules: Any = None, from_table: str | None = None) -> Profile:
-        """Save named house rules, given or copied from a table; saving a name again replaces its rules."""
-        name = _text(name, "a profile name", MAX_PROFILE_NAME)
+        """Save named house rules, given or copied from a table; saving a name again replaces its rules.
+        :class:`InvalidProfile` for a name or rules that cannot be saved."""
+        try:
+            name = _text(name, "a profile name", MAX_PROFILE_NAME)
+        except ValueError as exc:
+            raise InvalidProfile(str(exc)) from None
         now = _now()
         with self._write() as conn:
             if from_table is not None:
                 if rules is not None:
-                    raise ValueError("give rules or a table to copy them from, not both")
+                    raise InvalidProfile("give rules or a table to copy them from, not both")
                 rules = self._locked_row(conn, from_table).rules
             if rules is None:
-                raise ValueError("a profile needs rules: a preset or {\"preset\", …overrides}")
-            get_rules(dict(rules) if isinstance(rules, Mapping) else rules)
+                raise InvalidProfile("a profile needs rules: a preset or {\"preset\", …overrides}")
+            try:
+                get_rules(dict(rules) if isinstance(rules, Mapping) else rules)
+            except ValueError as exc:
+                raise InvalidProfile(str(exc)) from None
             exists = conn.execute(sa.select(house_profiles.c.name).where(house_profiles.c.name == name)
                                   .with_for_update()).first()
             if exists:

@@ -21,7 +21,11 @@ score_tables = sa.Table(
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # Migration 0004: who may write (the SHA-256 of the edit key, ``tables.keys``) and the id that only reads.
+    sa.Column("edit_key_hash", sa.String(64), nullable=False),
+    sa.Column("view_id", sa.String(32), nullable=False),
     sa.Index("ix_score_tables_created", "created_at"),
+    sa.Index("ix_score_tables_view_id", "view_id", unique=True),
 )
 
 # One row per round: the input as entered, the state the engine saw, its settlement and engine version.

@@ -23,6 +23,9 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
                                                 "several workers, cores ÷ workers)")
     p.add_argument("--db", metavar="URL", help="where the tables live: a SQLite file or postgresql+psycopg://… "
                                                "(default: ZHUOJI_DATABASE_URL or a file in your data directory)")
+    p.add_argument("--admin-key", metavar="KEY", help="the key that lists every table (GET /v1/tables) and saves "
+                                                      "house profiles (default ZHUOJI_ADMIN_KEY, which keeps it out "
+                                                      "of the process list; without one, nobody may)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                    help="change one of the service's bounds, repeatable (pipeline/limits.py): photo_deadline_s "
@@ -40,7 +43,8 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.model is not None and not args.model.is_file():
         raise FileNotFoundError(f"model not found: {args.model}")
     settings = Settings.from_env(model=args.model.resolve() if args.model else None, host=args.host,
-                                 port=args.port, workers=args.workers, threads=args.threads, database_url=args.db)
+                                 port=args.port, workers=args.workers, threads=args.threads, database_url=args.db,
+                                 admin_key=args.admin_key or None)
     if args.limit:
         settings = settings.replace(limits=settings.limits.replace(**dict(parse_limit(t) for t in args.limit)))
     if not 1 <= settings.port <= 65535:

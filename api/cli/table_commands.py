@@ -1,6 +1,9 @@
 """``zhuoji table …`` (a table that keeps score, over the same store as /v1/tables) and ``zhuoji chajiao``
 (黄牌查叫, the exhaustive-draw check, over the same pipeline functions as /v1/chajiao and /v1/chajiao/photos).
 
+Whoever holds the database owns its tables: the CLI writes without edit keys, and hands them out (``table new``,
+``table key``) for the page and the HTTP API, where every write needs one.
+
 Rounds are JSON files (or ``-`` for stdin) holding the ``/v1/settle`` body without rules, dealer, streak and
 base; they are checked by the API's own model, so a round the service refuses is refused here too. Every
 problem a user can cause is a ``ValueError`` with one line of message, which ``api.cli.main`` prints before it
@@ -16,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tables import RoundRecord, TableRecord, TableStore
+    from tables import KeyedTable, RoundRecord, TableRecord, TableStore
 
 
 def _print_json(obj: object) -> None:
@@ -49,11 +52,17 @@ def add_table(sub: argparse._SubParsersAction) -> None:
                                    "'{\"preset\": \"gy-normal\", \"base\": 2}'")
     a.add_argument("--profile", help="start from a saved house profile instead of --rules")
     a.add_argument("--dealer", type=int, default=0, help="seat of the first dealer (庄家), default 0")
+    _base_url_option(a)
+    a = action("key", "issue a new edit key for a table (the old one stops working) and print its edit link",
+               run_key)
+    a.add_argument("id")
+    _base_url_option(a)
     a = action("list", "tables, newest first", run_list)
     a.add_argument("--limit", type=int, default=20)
     a.add_argument("--offset", type=int, default=0)
-    a = action("show", "totals, dealer and every round of a table", run_show)
+    a = action("show", "totals, dealer and every round of a table, and its view link", run_show)
     a.add_argument("id")
+    _base_url_option(a)
     a = action("round", "add a round from a JSON file (- for stdin)", run_round)
     a.add_argument("id")
     a.add_argument("file", help="the /v1/settle body without rules, dealer, streak, base")
@@ -87,6 +96,12 @@ def add_table(sub: argparse._SubParsersAction) -> None:
     add_table_calibrate(a)
     _version_option(a)
     action("where", "print where the tables are stored", run_where, json_flag=False)
+
+
+def _base_url_option(a: argparse.ArgumentParser) -> None:
+    a.add_argument("--base-url", default="", metavar="URL",
+                   help="the service's address, e.g. http://192.168.1.20:8000, put before the links (default: "
+                        "links relative to it, as the HTTP API answers them)")
 
 
 def _version_option(a: argparse.ArgumentParser) -> None:
@@ -179,21 +194,41 @@ def _table_lines(table: TableRecord, rounds: list[RoundRecord] | None = None) ->
     return lines
 
 
+def _key_lines(keyed: KeyedTable, base_url: str) -> list[str]:
+    links = keyed.to_dict(base_url)
+    return [f"edit key: {keyed.edit_key}  (shown once; `zhuoji table key {keyed.table.id}` issues a new one)",
+            f"edit link: {links['edit_url']}  (opens the table for writing: share it only with the players)",
+            f"view link: {links['view_url']}  (read only)"]
+
+
 def run_new(args: argparse.Namespace) -> int:
     players = [p.strip() for p in args.players.split(",")]
     store = _open(args)
-    table = _call(store.create_table, args.name, players, _rules_arg(args.rules), args.dealer, args.profile)
-    if args.json:
-        _print_json(table.to_dict())
+    keyed = _call(store.create_table, args.name, players, _rules_arg(args.rules), args.dealer, args.profile)
+    if args.json:  # the POST /v1/tables answer
+        _print_json(keyed.to_dict(args.base_url))
     else:
-        print("\n".join(_table_lines(table)))
-        print(f"table {table.id} stored in {store.location}")
+        print("\n".join(_table_lines(keyed.table)))
+        print(f"table {keyed.table.id} stored in {store.location}")
+        print("\n".join(_key_lines(keyed, args.base_url)))
+    return 0
+
+
+def run_key(args: argparse.Namespace) -> int:
+    keyed = _call(_open(args).issue_edit_key, args.id)
+    if args.json:
+        _print_json(keyed.to_dict(args.base_url))
+    else:
+        print(f"a new edit key for table {keyed.table.id} ({keyed.table.name}): the old one no longer writes")
+        print("\n".join(_key_lines(keyed, args.base_url)))
     return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
-    if args.limit < 1 or args.offset < 0:
-        raise ValueError("--limit takes a whole number ≥ 1 and --offset ≥ 0")
+    from tables.repository import MAX_OFFSET, MAX_PAGE
+
+    if not 1 <= args.limit <= MAX_PAGE or not 0 <= args.offset <= MAX_OFFSET:
+        raise ValueError(f"--limit takes a whole number 1..{MAX_PAGE} and --offset 0..{MAX_OFFSET}")
     store = _open(args)
     tables, total = _call(store.list_tables, args.limit, args.offset)
     if args.json:
@@ -213,14 +248,17 @@ def run_show(args: argparse.Namespace) -> int:
     rounds = _call(store.list_rounds, args.id)
     kept = _call(store.get_calibration, args.id)
     from api.cli.table_calibration_commands import calibration_problem_here, calibration_words
+    from tables.keys import view_url
 
     problem = calibration_problem_here(kept)
     if args.json:
         _print_json({"table": table.to_dict(), "rounds": [r.to_dict() for r in rounds],
-                     "calibration": None if kept is None else {**kept.to_dict(), "recalibrate": problem}})
+                     "calibration": None if kept is None else {**kept.to_dict(), "recalibrate": problem},
+                     "view_url": view_url(table.view_id, args.base_url)})
     else:
         lines = _table_lines(table, rounds)
-        print("\n".join([lines[0], "  " + calibration_words(kept, problem), *lines[1:]]))
+        print("\n".join([lines[0], "  " + calibration_words(kept, problem),
+                         f"  view link: {view_url(table.view_id, args.base_url)}  (read only)", *lines[1:]]))
     return 0
 
 

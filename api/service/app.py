@@ -27,6 +27,7 @@ from api.service.routes_calibrate import router as calibrate_router
 from api.service.routes_scoring import router as scoring_router
 from api.service.routes_table_calibration import router as table_calibration_router
 from api.service.routes_tables import router as tables_router
+from api.service.routes_views import router as views_router
 from api.service.routes_vision import router as vision_router
 from api.service.runner import InferenceRunner
 from api.service.table_store import LazyStore, database_answers
@@ -93,14 +94,16 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     app.state.readiness_checks["database"] = database_answers
     app.include_router(tables_router)
     app.include_router(table_calibration_router)
+    app.include_router(views_router)
+    app.state.admin_key = settings.admin_key  # api.service.table_keys.require_admin_key
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
-    @app.get("/t/{table_id}", include_in_schema=False)
-    def shared_table(table_id: str) -> FileResponse:  # noqa: ARG001 - the page reads the id from its address
-        # A table's read-only link: the same page, which sees /t/{id} and shows only the totals and history.
+    @app.get("/t/{view_id}", include_in_schema=False)
+    def shared_table(view_id: str) -> FileResponse:  # noqa: ARG001 - the page reads the id from its address
+        # A table's view link: the same page, which sees /t/{view_id} and shows only the totals and history.
         return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
     @app.get("/favicon.ico", include_in_schema=False)

@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from api.service.errors import ApiError
 from api.service.routes_tables import ERRORS, _errors, _stale, _store
 from api.service.routes_vision import _detector
+from api.service.table_keys import KEY_ERRORS, EditKey
 from api.service.table_schemas import CalibrationOut, TableCalibration, TableOut
 from api.service.uploads import checked_upload, decode_image
 from pipeline.calibration import calibrate_photo, calibration_problem, check_calibration_json
@@ -63,7 +64,8 @@ def get_calibration(request: Request, table_id: str,
 
 
 @router.put("/tables/{table_id}/calibration", response_model=TableCalibration,
-            summary="Keep a calibration (the JSON /v1/calibrate or `zhuoji calibrate` made) with the table")
+            summary="Keep a calibration (the JSON /v1/calibrate or `zhuoji calibrate` made) with the table",
+            dependencies=[EditKey], responses=KEY_ERRORS)
 def put_calibration(request: Request, table_id: str,
                     calibration: Annotated[dict[str, Any], Body(description="the calibration JSON")],
                     expected_version: MaybeVersion = None) -> TableCalibration | JSONResponse:
@@ -78,7 +80,8 @@ def _calibrate(detector: Detector, data: BinaryIO, deadline: Deadline | None = N
 
 
 @router.post("/tables/{table_id}/calibrate", response_model=TableCalibration,
-             summary="Teach the table its set: calibrate from a photo of its 27 suited tiles and keep it")
+             summary="Teach the table its set: calibrate from a photo of its 27 suited tiles and keep it",
+             dependencies=[EditKey], responses=KEY_ERRORS)
 async def post_calibrate(request: Request, table_id: str, image: Annotated[UploadFile, File(
         description="the 27 suited tiles face up in three rows: 1–9m, 1–9p, 1–9s")],
         expected_version: MaybeVersion = None) -> TableCalibration | JSONResponse:
@@ -96,7 +99,8 @@ async def post_calibrate(request: Request, table_id: str, image: Annotated[Uploa
 
 
 @router.delete("/tables/{table_id}/calibration", response_model=TableCalibration,
-               summary="Forget the table's calibration: its photos are read with the shipped models only")
+               summary="Forget the table's calibration: its photos are read with the shipped models only",
+               dependencies=[EditKey], responses=KEY_ERRORS)
 def delete_calibration(request: Request, table_id: str,
                        expected_version: MaybeVersion = None) -> TableCalibration | JSONResponse:
     try:

@@ -1,5 +1,8 @@
 """Tables that keep score: /v1/tables (a table, its rounds, undo, edit, export) and /v1/profiles (house rules).
 
+A table's writes need its edit key, the list of every table and saving a profile the admin key
+(``api.service.table_keys``); reading a table by its id or view id is free.
+
 Plain ``def`` routes: FastAPI runs them in its thread pool, where the database calls block. The store is
 ``app.state.tables`` (:class:`api.service.table_store.LazyStore`). Errors use the project's one shape; a stale write
 gets 409 with the table as it is now next to the error, so the client can reload and retry.
@@ -18,6 +21,7 @@ from fastapi.responses import JSONResponse
 
 from api.service.errors import ApiError, error_body
 from api.service.responses import ErrorResponse
+from api.service.table_keys import KEY_ERRORS, AdminKey, EditKey
 from api.service.table_schemas import (
     ProfileIn,
     ProfileList,
@@ -28,20 +32,26 @@ from api.service.table_schemas import (
     RoundPost,
     StaleTable,
     TableCreate,
+    TableCreated,
     TableList,
     TableOut,
     TableUpdated,
 )
 from tables import (
+    DuplicatePlayers,
     IdempotencyKeyReused,
+    InvalidProfile,
     ProfileNotFound,
     RoundNotFound,
+    RoundRecord,
     StaleVersion,
     StoreUnavailable,
     TableNotFound,
+    TableRecord,
     TableStore,
 )
 from tables.export import to_csv, to_json
+from tables.repository import MAX_OFFSET
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "no such table, round or profile"},
@@ -64,8 +74,9 @@ def _store(request: Request) -> TableStore:
 
 
 @contextmanager
-def _errors() -> Iterator[None]:
-    """The store's exceptions → HTTP answers; every path leaves the stored table unchanged."""
+def _errors(invalid: str = "invalid_round") -> Iterator[None]:
+    """The store's exceptions → HTTP answers; every path leaves the stored table unchanged. ``invalid``: the
+    code of any other refusal, named after what was refused."""
     try:
         yield
     except (TableNotFound, RoundNotFound, ProfileNotFound) as exc:
@@ -74,8 +85,12 @@ def _errors() -> Iterator[None]:
         raise ApiError(422, "idempotency_key_reused", str(exc)) from None
     except StoreUnavailable as exc:
         raise ApiError(503, "database_unavailable", str(exc)) from None
+    except DuplicatePlayers as exc:
+        raise ApiError(422, "duplicate_players", str(exc)) from None
+    except InvalidProfile as exc:
+        raise ApiError(422, "invalid_profile", str(exc)) from None
     except ValueError as exc:
-        raise ApiError(422, "invalid_round", str(exc)) from None
+        raise ApiError(422, invalid, str(exc)) from None
 
 
 def _stale(exc: StaleVersion) -> JSONResponse:
@@ -86,19 +101,21 @@ def _round_json(req: RoundPost | Any) -> dict[str, Any]:
     return req.round.model_dump(by_alias=True, exclude_unset=True)
 
 
-@router.post("/tables", status_code=201, response_model=TableOut, summary="Start a table of four players")
-def create_table(request: Request, req: TableCreate) -> TableOut:
+@router.post("/tables", status_code=201, response_model=TableCreated, summary="Start a table of four players")
+def create_table(request: Request, req: TableCreate) -> TableCreated:
     """Four named players, their rules (a preset, ``{"preset", …overrides}``, or a saved house ``profile``)
-    and the first dealer (庄家)."""
+    and the first dealer (庄家). The answer holds the table's edit key, once: every write to the table needs
+    it (``Authorization: Bearer <edit_key>``); ``view_url`` reads the table and cannot write."""
     store = _store(request)
-    with _errors():
-        table = store.create_table(req.name, req.players, req.rules, req.dealer, req.profile)
-    return TableOut.model_validate(table.to_dict())
+    with _errors("invalid_table"):
+        keyed = store.create_table(req.name, req.players, req.rules, req.dealer, req.profile)
+    return TableCreated.model_validate(keyed.to_dict())
 
 
-@router.get("/tables", response_model=TableList, summary="Tables, newest first")
+@router.get("/tables", response_model=TableList, summary="Tables, newest first (the admin key)",
+            dependencies=[AdminKey], responses=KEY_ERRORS)
 def list_tables(request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 20,
-                offset: Annotated[int, Query(ge=0)] = 0) -> TableList:
+                offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> TableList:
     with _errors():
         tables, total = _store(request).list_tables(limit, offset)
     return TableList(tables=[TableOut.model_validate(t.to_dict()) for t in tables], total=total, limit=limit,
@@ -111,7 +128,8 @@ def get_table(request: Request, table_id: str) -> TableOut:
         return TableOut.model_validate(_store(request).get_table(table_id).to_dict())
 
 
-@router.delete("/tables/{table_id}", status_code=204, summary="Delete a table and its rounds")
+@router.delete("/tables/{table_id}", status_code=204, summary="Delete a table and its rounds",
+               dependencies=[EditKey], responses=KEY_ERRORS)
 def delete_table(request: Request, table_id: str) -> Response:
     with _errors():
         _store(request).delete_table(table_id)
@@ -119,7 +137,8 @@ def delete_table(request: Request, table_id: str) -> Response:
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundAdded,
-             summary="Add a round: settled, dealer and streak carried on, totals updated")
+             summary="Add a round: settled, dealer and streak carried on, totals updated",
+             dependencies=[EditKey], responses=KEY_ERRORS)
 def add_round(request: Request, table_id: str, req: RoundPost,
               idempotency_key: IdempotencyKey = None) -> RoundAdded | JSONResponse:
     """The ``/v1/settle`` body without rules, dealer, streak and base, plus the table version it was entered
@@ -145,7 +164,7 @@ def list_rounds(request: Request, table_id: str) -> RoundList:
 
 
 @router.put("/tables/{table_id}/rounds/{number}", response_model=TableUpdated,
-            summary="Edit a round; later rounds are settled again")
+            summary="Edit a round; later rounds are settled again", dependencies=[EditKey], responses=KEY_ERRORS)
 def replace_round(request: Request, table_id: str, number: int, req: RoundPost) -> TableUpdated | JSONResponse:
     try:
         with _errors():
@@ -156,7 +175,8 @@ def replace_round(request: Request, table_id: str, number: int, req: RoundPost) 
 
 
 @router.delete("/tables/{table_id}/rounds/{number}", response_model=TableUpdated,
-               summary="Undo any round; later rounds move up and are settled again")
+               summary="Undo any round; later rounds move up and are settled again", dependencies=[EditKey],
+               responses=KEY_ERRORS)
 def remove_round(request: Request, table_id: str, number: int,
                  expected_version: ExpectedVersion) -> TableUpdated | JSONResponse:
     try:
@@ -174,19 +194,26 @@ def export(request: Request, table_id: str, format: Literal["csv", "json"] = "cs
     with _errors():
         table = store.get_table(table_id)
         rounds = store.list_rounds(table_id)
-    filename = f"zhuoji-table-{table.id}.{format}"
+    return export_answer(table, rounds, format)
+
+
+def export_answer(table: TableRecord, rounds: list[RoundRecord], format: Literal["csv", "json"],
+                  by_view: bool = False) -> Response:
+    """The export as a download; ``by_view``: named by the view id and without the table's id."""
+    filename = f"zhuoji-table-{table.view_id if by_view else table.id}.{format}"
     headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
     if format == "csv":
         return Response(to_csv(table, rounds), media_type="text/csv; charset=utf-8", headers=headers)
-    return Response(json.dumps(to_json(table, rounds), ensure_ascii=False), media_type="application/json",
+    return Response(json.dumps(to_json(table, rounds, by_view), ensure_ascii=False), media_type="application/json",
                     headers=headers)
 
 
-@router.put("/profiles/{name}", response_model=ProfileOut, summary="Save house rules under a name")
+@router.put("/profiles/{name}", response_model=ProfileOut, summary="Save house rules under a name (the admin key)",
+            dependencies=[AdminKey], responses=KEY_ERRORS)
 def save_profile(request: Request, name: str, req: ProfileIn) -> ProfileOut:
     """Rules given, or copied from a table (``{"table": id}``); a new table can start from them with
     ``"profile": name``. Saving a name again replaces its rules (tables made from it keep their copy)."""
-    with _errors():
+    with _errors("invalid_profile"):
         profile = _store(request).save_profile(name, req.rules, req.table)
     return ProfileOut.model_validate(profile.to_dict())
 

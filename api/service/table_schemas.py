@@ -36,8 +36,11 @@ class TableCreate(StrictModel):
     dealer: Seat = Field(0, description="who deals the first hand (庄家)")
 
 
-class TableOut(OutModel):
-    id: str
+class TableView(OutModel):
+    """A table as its view link reads it: everything but its id, which is what writes name."""
+
+    view_id: str = Field(description="reads the table and its history at /v1/views/{view_id} and /t/{view_id}; "
+                                     "cannot write")
     name: str
     players: list[str]
     rules: Any = Field(description="preset or {\"preset\", …overrides}, as given")
@@ -48,6 +51,19 @@ class TableOut(OutModel):
     version: int = Field(description="bumped by every write; send it back as expected_version")
     created_at: str
     updated_at: str
+
+
+class TableOut(TableView):
+    id: str
+
+
+class TableCreated(TableOut):
+    """The new table with its edit key: shown in this answer only (the service keeps its hash)."""
+
+    edit_key: str = Field(description="every write to the table needs it: Authorization: Bearer <edit_key>")
+    edit_url: str = Field(description="the page with the table open for writing (the key in the fragment, which "
+                                      "browsers never send): /#table={id}&key={edit_key}")
+    view_url: str = Field(description="the page showing the table, read only: /t/{view_id}")
 
 
 class TableList(OutModel):

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from api.service.app import create_app
+from pipeline.settings import Settings
 from scoring import settle
 from tests.api.web_support import (
     DESKTOP,
@@ -24,7 +25,7 @@ from tests.api.web_support import (
     screenshot,
     sync_api,
 )
-from tests.tables.support import E1_PLAYERS
+from tests.tables.support import ADMIN, ADMIN_KEY, E1_PLAYERS
 
 pytestmark = WEB_MARKS
 expect = sync_api.expect
@@ -41,7 +42,8 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture
 def served(tmp_path) -> Iterator[tuple[object, str]]:
-    app = create_app(model_path="/nonexistent/model.onnx", database=f"sqlite:///{tmp_path / 'tables.db'}")
+    app = create_app(model_path="/nonexistent/model.onnx", database=f"sqlite:///{tmp_path / 'tables.db'}",
+                     settings=Settings(admin_key=ADMIN_KEY))
     with ServerThread(app) as server:
         yield app, server.url
     assert app.state.internal_errors == 0
@@ -176,7 +178,7 @@ def test_a_saved_profile_fills_the_form_and_the_choice_can_be_saved(browser, ser
     page, problems = open_page(browser, width)
     # A profile saved earlier (from another table or the command line), with a key the form has no input for.
     club = {"preset": "liupanshui", "genzhuang": 4, "fan_table": "app"}
-    assert page.request.put(f"{url}/v1/profiles/Club", data={"rules": club}).status == 200
+    assert page.request.put(f"{url}/v1/profiles/Club", data={"rules": club}, headers=ADMIN).status == 200
     page.goto(url + "/#table")
     expect(page.locator("#t-profile option")).to_have_count(2)
     page.select_option("#t-profile", "Club")

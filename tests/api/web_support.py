@@ -88,3 +88,17 @@ class Problems:
         page.on("pageerror", lambda e: self.lines.append(f"page error: {e}"))
         page.on("response", lambda r: r.status >= 400 and r.status not in allow_status
                 and self.lines.append(f"{r.status} {r.request.method} {r.url}"))
+
+
+def keep_edit_keys(page) -> dict[str, str]:
+    """The edit keys the service hands this page (its ``POST /v1/tables`` answers), by table id: for the test's own
+    writes to those tables with ``page.request`` (``Authorization: Bearer <key>``)."""
+    keys: dict[str, str] = {}
+
+    def seen(response) -> None:
+        if response.request.method == "POST" and response.url.endswith("/v1/tables") and response.status == 201:
+            body = response.json()
+            keys[body["id"]] = body["edit_key"]
+
+    page.on("response", seen)
+    return keys

@@ -18,7 +18,9 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from api.service.app import create_app
+from pipeline.settings import Settings
 from tables.throwaway import PostgresUnavailable, throwaway_postgres
+from tests.tables.support import ADMIN_KEY, remember_keys
 
 
 def _no_server(reason: str) -> None:
@@ -68,10 +70,18 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def client(db_url: str) -> Iterator[TestClient]:
-    """The service without a model on ``db_url`` (tables and text only); afterwards, no input may have reached the
-    catch-all 500 handler."""
-    app = create_app(model_path="/nonexistent/model.onnx", database=db_url)
+    """The service without a model on ``db_url`` (tables and text only) with the admin key ``ADMIN_KEY``; the
+    client keeps the edit keys of the tables it creates and writes with them, as the page does
+    (``remember_keys``). Afterwards, no input may have reached the catch-all 500 handler."""
+    app = create_app(model_path="/nonexistent/model.onnx", database=db_url, settings=Settings(admin_key=ADMIN_KEY))
     with TestClient(app) as c:
+        remember_keys(c)
         yield c
     assert app.state.internal_errors == 0
     app.state.tables.close()
+
+
+@pytest.fixture
+def anonymous(client: TestClient) -> TestClient:
+    """Another client of the same service that holds no key."""
+    return TestClient(client.app)

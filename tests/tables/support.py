@@ -1,10 +1,44 @@
 """Rounds for the table tests, as a client enters them (the ``/v1/settle`` body without rules, dealer,
-streak and base)."""
+streak and base), and the keys a client writes with."""
 
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
+
+import httpx
+
+ADMIN_KEY = "admin key of the table tests"
+ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
+_TABLE_PATH = re.compile(r"/v1/tables/([^/]+)")
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def remember_keys(client: httpx.Client) -> dict[str, str]:
+    """Make ``client`` write as the page does: it keeps each table's edit key from the ``POST /v1/tables`` answer
+    and sends it with every write to that table that carries no ``Authorization`` of its own. Returns the kept
+    keys by table id (a test may change or drop one)."""
+    keys: dict[str, str] = {}
+
+    def keep(response: httpx.Response) -> None:
+        if response.request.method == "POST" and response.request.url.path == "/v1/tables" \
+                and response.status_code == 201:
+            response.read()
+            keys[response.json()["id"]] = response.json()["edit_key"]
+
+    def send(request: httpx.Request) -> None:
+        match = _TABLE_PATH.match(request.url.path)
+        if match and request.method != "GET" and "authorization" not in request.headers \
+                and match[1] in keys:
+            request.headers["Authorization"] = f"Bearer {keys[match[1]]}"
+
+    client.event_hooks = {"request": [*client.event_hooks["request"], send],
+                          "response": [*client.event_hooks["response"], keep]}
+    return keys
 
 # docs/rules.md#examples E1 (平胡 自摸, 翻鸡 4m, 冲锋鸡): seat 1 wins on 5p. Rotated, any seat can win it.
 E1_PLAYERS = [

@@ -19,6 +19,7 @@ from api.service.app import create_app
 from datasets.tile_photos import ART, calibration_photo, load_tiles, random_photo
 from tables import StaleVersion, TableNotFound, TableStore
 from tests.api.support import encode, model_path
+from tests.tables.support import bearer, remember_keys
 from vision.calibrate import Calibration
 from vision.classify import DEFAULT_CLASSIFIER, file_sha256
 
@@ -47,8 +48,8 @@ def made_calibration(model: str = "zhuoji-crops-int8.onnx", dim: int = 16, seed:
 def test_the_store_keeps_one_calibration_per_table(db_url):
     store = TableStore.open(db_url)
     try:
-        table = store.create_table("Friday", NAMES)
-        other = store.create_table("Saturday", NAMES)
+        table = store.create_table("Friday", NAMES).table
+        other = store.create_table("Saturday", NAMES).table
         assert store.get_calibration(table.id) is None
         made = made_calibration()
         after, kept = store.set_calibration(table.id, made, expected_version=1)
@@ -94,6 +95,7 @@ def test_the_store_keeps_one_calibration_per_table(db_url):
 def client(db_url):
     app = create_app(model_path=model_path() or "/nonexistent/model.onnx", database=db_url)
     with TestClient(app) as c:
+        remember_keys(c)
         yield c
     assert app.state.internal_errors == 0
     app.state.tables.close()
@@ -108,7 +110,8 @@ def new_table(client) -> dict:
 def test_calibration_json_over_http(client):
     table = new_table(client)
     url = f"/v1/tables/{table['id']}/calibration"
-    assert client.get(url).json() == {"calibration": None, "table": table}
+    shown = {k: v for k, v in table.items() if k not in ("edit_key", "edit_url", "view_url")}
+    assert client.get(url).json() == {"calibration": None, "table": shown}
     made = made_calibration()
     r = client.put(url, json=made, params={"expected_version": 1})
     assert r.status_code == 200, r.text
@@ -129,7 +132,7 @@ def test_calibration_json_over_http(client):
     assert gone.status_code == 200 and gone.json()["calibration"] is None and gone.json()["table"]["version"] == 3
     for method, path in (("GET", "/v1/tables/0123456789ab/calibration"), ("PUT", "/v1/tables/nope/calibration"),
                          ("DELETE", "/v1/tables/0123456789ab/calibration")):
-        r = client.request(method, path, json=made if method == "PUT" else None)
+        r = client.request(method, path, json=made if method == "PUT" else None, headers=bearer("a key of no table"))
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", (method, r.text)
 
 
@@ -148,7 +151,8 @@ def test_teach_a_table_its_set_and_read_its_photos_with_it(client):
     refused = client.post(f"/v1/tables/{tid}/calibrate", files=photo)  # a hand, not three rows of nine
     assert refused.status_code == 422 and refused.json()["error"]["code"] == "calibration_photo"
     assert re.search(r"found \d+ tiles; a calibration photo shows the 27", refused.json()["error"]["message"])
-    unknown = client.post("/v1/tables/0123456789ab/calibrate", files={"image": ("c.jpg", cal_jpeg, "image/jpeg")})
+    unknown = client.post("/v1/tables/0123456789ab/calibrate", files={"image": ("c.jpg", cal_jpeg, "image/jpeg")},
+                          headers=bearer("a key of no table"))
     assert unknown.status_code == 404
     r = client.post(f"/v1/tables/{tid}/calibrate", files={"image": ("c.jpg", cal_jpeg, "image/jpeg")},
                     params={"expected_version": 1})
@@ -209,22 +213,15 @@ def test_a_calibration_kept_before_the_classifier_hash_asks_for_a_new_photo(db_u
     """Migration 0003 adds the crop classifier's SHA-256 to kept calibrations. One kept before it (a database at
     0002) is null after the upgrade: a retrained classifier keeps its file name, so it may no longer fit and says
     "recalibrate" instead of naming tiles with another network's features."""
-    from alembic import command
-    from alembic.config import Config
-
     from pipeline.calibration import calibration_problem
     from pipeline.settings import Settings, open_detector
-    from tables.db import MIGRATIONS
+    from tables.db import downgrade
 
     store = TableStore.open(db_url)
-    table = store.create_table("Friday", NAMES)
+    table = store.create_table("Friday", NAMES).table
     store.set_calibration(table.id, made_calibration())
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with store.engine.connect() as conn:  # back to the schema of the previous release
-        config.attributes["connection"] = conn
-        command.downgrade(config, "0002")
-        conn.commit()
+    downgrade(store.engine, "0002")  # back to the schema of the release before 0003
+    with store.engine.connect() as conn:
         assert "model_sha256" not in {c["name"] for c in sa_inspect(conn).get_columns("table_calibrations")}
     store.close()
     store = TableStore.open(db_url)  # upgrades to the newest

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from scoring.scorebook import add_round, new_scorebook, replay
-from tests.tables.support import draw_round, win_round
+from tests.tables.support import bearer, draw_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 ROUNDS = [win_round(1), win_round(2), draw_round(), win_round(3), win_round(0)]
@@ -55,6 +55,7 @@ def test_sigkill_mid_burst_loses_no_acknowledged_round(tmp_path):
     server = _serve(db, port, log)
     try:
         table = httpx.post(f"{base}/v1/tables", json={"name": "Crash", "players": NAMES}, timeout=10).json()
+        key_header = bearer(table["edit_key"])
         acked: dict[str, dict] = {}  # idempotency key -> the 201 answer
         sent: dict[str, dict] = {}
         lock = threading.Lock()
@@ -69,7 +70,8 @@ def test_sigkill_mid_burst_loses_no_acknowledged_round(tmp_path):
                     key, round_ = f"w{w}-{i}", ROUNDS[(w + i) % len(ROUNDS)]
                     for _ in range(50):  # retry this round until it is stored (409: someone else was first)
                         try:
-                            r = client.post(f"/v1/tables/{table['id']}/rounds", headers={"Idempotency-Key": key},
+                            r = client.post(f"/v1/tables/{table['id']}/rounds",
+                                            headers={"Idempotency-Key": key, **key_header},
                                             json={"round": round_, "expected_version": version})
                         except httpx.HTTPError:
                             return  # the server is gone
@@ -117,7 +119,7 @@ def test_sigkill_mid_burst_loses_no_acknowledged_round(tmp_path):
         print(f"{len(acked)} rounds acknowledged before SIGKILL, {len(stored)} stored")
         # A client retrying after the crash gets its first answer back and stores nothing new.
         key = next(iter(acked))
-        again = httpx.post(f"{base}/v1/tables/{table['id']}/rounds", headers={"Idempotency-Key": key},
+        again = httpx.post(f"{base}/v1/tables/{table['id']}/rounds", headers={"Idempotency-Key": key, **key_header},
                            json={"round": sent[key], "expected_version": acked[key]["table"]["version"] - 1}, timeout=10)
         assert again.status_code == 201 and again.json() == acked[key]
         assert httpx.get(f"{base}/v1/tables/{table['id']}", timeout=10).json()["rounds"] == len(stored)

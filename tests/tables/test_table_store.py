@@ -33,7 +33,7 @@ def store(db_url):
 
 
 def test_a_table_keeps_its_rounds_and_totals(store):
-    table = store.create_table("Friday", NAMES, {"preset": "gy-reduced", "base": 2}, dealer=3)
+    table = store.create_table("Friday", NAMES, {"preset": "gy-reduced", "base": 2}, dealer=3).table
     assert (table.version, table.rounds, table.totals, table.dealer, table.streak) == (1, 0, [0, 0, 0, 0], 3, 1)
     entered = [win_round(1), draw_round(), win_round(1), win_round(0)]
     for n, r in enumerate(entered, start=1):
@@ -58,7 +58,7 @@ def add_many(book, rounds):
 
 
 def test_edit_and_undo_replay_later_rounds(store):
-    table = store.create_table("Edits", NAMES)
+    table = store.create_table("Edits", NAMES).table
     for r in [win_round(1), win_round(1), draw_round(), win_round(2)]:
         store.add_round(table.id, r, None)
     assert [r.dealer for r in store.list_rounds(table.id)] == [0, 1, 1, 1]
@@ -82,7 +82,7 @@ def test_edit_and_undo_replay_later_rounds(store):
 
 
 def test_stale_writes_get_the_current_table_and_change_nothing(store):
-    table = store.create_table("Two phones", NAMES)
+    table = store.create_table("Two phones", NAMES).table
     store.add_round(table.id, win_round(1), expected_version=1)
     with pytest.raises(StaleVersion) as stale:
         store.add_round(table.id, win_round(2), expected_version=1)
@@ -95,7 +95,7 @@ def test_stale_writes_get_the_current_table_and_change_nothing(store):
 
 
 def test_an_invalid_round_leaves_the_table_unchanged(store):
-    table = store.create_table("Bad input", NAMES)
+    table = store.create_table("Bad input", NAMES).table
     store.add_round(table.id, win_round(1), None)
     before, rounds = store.get_table(table.id), store.list_rounds(table.id)
     with pytest.raises(ValueError, match="round 2: .*cannot win"):
@@ -108,7 +108,7 @@ def test_an_invalid_round_leaves_the_table_unchanged(store):
 
 
 def test_idempotency_key_stores_once_and_answers_the_same(store):
-    table = store.create_table("Bad wifi", NAMES)
+    table = store.create_table("Bad wifi", NAMES).table
     first, replayed = store.add_round(table.id, win_round(1), 1, idempotency_key="phone-1-round-1")
     assert not replayed
     again, replayed = store.add_round(table.id, win_round(1), 1, idempotency_key="phone-1-round-1")
@@ -116,13 +116,13 @@ def test_idempotency_key_stores_once_and_answers_the_same(store):
     assert store.get_table(table.id).rounds == 1
     with pytest.raises(IdempotencyKeyReused):
         store.add_round(table.id, win_round(2), 2, idempotency_key="phone-1-round-1")
-    other = store.create_table("Other", NAMES)  # keys belong to one table
+    other = store.create_table("Other", NAMES).table  # keys belong to one table
     _, replayed = store.add_round(other.id, win_round(1), 1, idempotency_key="phone-1-round-1")
     assert not replayed
 
 
 def test_list_delete_and_not_found(store):
-    ids = [store.create_table(f"T{i}", NAMES).id for i in range(5)]
+    ids = [store.create_table(f"T{i}", NAMES).table.id for i in range(5)]
     page, total = store.list_tables(limit=2, offset=0)
     assert total == 5 and [t.id for t in page] == ids[::-1][:2]  # newest first
     page, _ = store.list_tables(limit=2, offset=4)
@@ -141,10 +141,10 @@ def test_list_delete_and_not_found(store):
 
 def test_house_profiles(store):
     rules = {"preset": "liupanshui", "base": 5, "wuguji": True}
-    home = store.create_table("Home rules", NAMES, rules)
+    home = store.create_table("Home rules", NAMES, rules).table
     saved = store.save_profile("Ann's house", from_table=home.id)
     assert saved.rules == rules
-    copy = store.create_table("Next week", NAMES, profile="Ann's house")
+    copy = store.create_table("Next week", NAMES, profile="Ann's house").table
     assert copy.rules == rules
     store.save_profile("Ann's house", "gy-normal")  # replaced; tables made from it keep their copy
     assert store.get_table(copy.id).rules == rules
@@ -159,7 +159,7 @@ def test_house_profiles(store):
 
 def test_threads_writing_at_once_never_double_count(store):
     """Eight writers race on one table with the version each read: exactly one wins each version."""
-    table = store.create_table("Race", NAMES)
+    table = store.create_table("Race", NAMES).table
     wins, stale = [], []
     lock = threading.Lock()
 
@@ -233,9 +233,9 @@ def test_replicas_migrate_and_write_at_once(db_url):
     assert not errors and len(stores) == 4
     with stores[0].engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), metadata) == []
-        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == "0003"
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == "0004"
     store = stores[0]
-    table = store.create_table("Processes", NAMES)
+    table = store.create_table("Processes", NAMES).table
     for seat in (0, 2, 1, 3):
         inbox.put((table.id, seat))
     for p in procs:

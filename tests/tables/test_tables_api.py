@@ -10,11 +10,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.service.app import create_app
-from tests.tables.support import draw_round, impossible_round, win_round
+from tests.tables.support import ADMIN, bearer, draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 TABLE_KEYS = {"id", "name", "players", "rules", "dealer", "streak", "rounds", "totals", "version", "created_at",
-              "updated_at"}
+              "updated_at", "view_id"}
+KEYS = {"edit_key", "edit_url", "view_url"}  # the answer to POST /v1/tables only
 
 
 def new_table(client, **body):
@@ -31,7 +32,7 @@ def post_round(client, table, round_, version, key=None):
 
 def test_table_round_trip(client):
     table = new_table(client, rules={"preset": "gy-normal", "base": 2}, dealer=2)
-    assert set(table) == TABLE_KEYS
+    assert set(table) == TABLE_KEYS | KEYS
     assert (table["dealer"], table["streak"], table["rounds"], table["totals"], table["version"]) == (2, 1, 0,
                                                                                                     [0] * 4, 1)
     r = post_round(client, table, win_round(1), 1)
@@ -40,7 +41,7 @@ def test_table_round_trip(client):
     assert set(body) == {"number", "settlement", "table"} and body["number"] == 1
     assert body["table"]["totals"] == [p["total"] for p in body["settlement"]["players"]]
     assert body["table"]["dealer"] == 1 and body["table"]["version"] == 2
-    assert client.get(f"/v1/tables/{table['id']}").json() == body["table"]
+    assert client.get(f"/v1/tables/{table['id']}").json() == body["table"] and set(body["table"]) == TABLE_KEYS
     rounds = client.get(f"/v1/tables/{table['id']}/rounds").json()["rounds"]
     assert len(rounds) == 1
     assert {"number", "round", "settlement", "dealer", "streak", "totals_after"} <= set(rounds[0])
@@ -49,11 +50,11 @@ def test_table_round_trip(client):
 
 def test_list_is_newest_first_and_paginated(client):
     ids = [new_table(client, name=f"T{i}")["id"] for i in range(3)]
-    page = client.get("/v1/tables?limit=2").json()
+    page = client.get("/v1/tables?limit=2", headers=ADMIN).json()
     assert [t["id"] for t in page["tables"]] == [ids[2], ids[1]] and page["total"] == 3
-    page = client.get("/v1/tables?limit=2&offset=2").json()
+    page = client.get("/v1/tables?limit=2&offset=2", headers=ADMIN).json()
     assert [t["id"] for t in page["tables"]] == [ids[0]]
-    assert client.get("/v1/tables?limit=0").status_code == 422
+    assert client.get("/v1/tables?limit=0", headers=ADMIN).status_code == 422
 
 
 def test_stale_version_is_409_with_the_current_table(client):
@@ -89,7 +90,7 @@ def test_404s(client):
                                ("delete", missing, None), ("get", f"{missing}/export", None),
                                ("post", f"{missing}/rounds", {"round": win_round(1), "expected_version": 1}),
                                ("get", "/v1/profiles/nobody", None)]:
-        r = client.request(method, path, json=body)
+        r = client.request(method, path, json=body, headers=bearer("a key of no table"))
         assert r.status_code == 404, (method, path, r.text)
         assert r.json()["error"]["code"] == "not_found"
     table = new_table(client)
@@ -131,7 +132,7 @@ def test_invalid_rounds_are_422_and_change_nothing(client, bad):
 def test_invalid_tables_are_422(client, body):
     r = client.post("/v1/tables", json=body)
     assert r.status_code == 422 and r.json()["error"]["message"]
-    assert client.get("/v1/tables").json()["total"] == 0
+    assert client.get("/v1/tables", headers=ADMIN).json()["total"] == 0
 
 
 def test_undo_and_edit(client):
@@ -179,21 +180,22 @@ def test_export_csv_and_json(client):
 def test_profiles(client):
     rules = {"preset": "liupanshui", "base": 2}
     table = new_table(client, rules=rules)
-    r = client.put("/v1/profiles/home", json={"table": table["id"]})
+    r = client.put("/v1/profiles/home", json={"table": table["id"]}, headers=ADMIN)
     assert r.status_code == 200 and r.json()["rules"] == rules
     assert client.get("/v1/profiles").json()["profiles"][0]["name"] == "home"
     again = new_table(client, name="Next week", profile="home")
     assert again["rules"] == rules
     assert client.post("/v1/tables", json={"name": "x", "players": NAMES, "profile": "none"}).status_code == 404
-    assert client.put("/v1/profiles/bad", json={"rules": "nanjing"}).status_code == 422
-    assert client.put("/v1/profiles/empty", json={}).status_code == 422
+    assert client.put("/v1/profiles/bad", json={"rules": "nanjing"}, headers=ADMIN).status_code == 422
+    refused = client.put("/v1/profiles/empty", json={}, headers=ADMIN)
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_profile"
 
 
 def test_unreachable_database_is_503_and_the_rest_still_works(tmp_path):
     app = create_app(model_path="/nonexistent/model.onnx",
                      database="postgresql+psycopg://nobody@/none?host=/nonexistent-socket-dir&port=1")
     with TestClient(app) as c:
-        r = c.get("/v1/tables")
+        r = c.get(f"/v1/tables/{'0' * 12}")
         assert r.status_code == 503 and r.json()["error"]["code"] == "database_unavailable"
         assert c.post("/v1/hand", json={"concealed": "1112345678999m"}).status_code == 200
     assert app.state.internal_errors == 0

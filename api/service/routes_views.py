@@ -1,0 +1,50 @@
+"""A table read by its view id (``/v1/views/{view_id}``, its rounds and export): the view link ``/t/{view_id}``
+shows the table and its history, read only. The answers never hold the table's id, which is what writes name."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Request, Response
+
+from api.service.errors import ApiError
+from api.service.responses import ErrorResponse
+from api.service.routes_tables import _errors, _store, export_answer
+from api.service.table_schemas import RoundList, RoundOut, TableView
+from tables import TableNotFound, TableRecord, TableStore
+
+router = APIRouter(prefix="/v1/views", tags=["tables"], responses={
+    404: {"model": ErrorResponse, "description": "no table has this view id (`table_not_found`)"},
+    503: {"model": ErrorResponse, "description": "the database cannot be reached"}})
+
+
+def _viewed(store: TableStore, view_id: str) -> TableRecord:
+    with _errors():
+        try:
+            return store.get_view(view_id)
+        except TableNotFound as exc:
+            raise ApiError(404, "table_not_found", str(exc.args[0])) from None
+
+
+@router.get("/{view_id}", response_model=TableView, summary="A table by its view id: totals, dealer, streak")
+def get_view(request: Request, view_id: str) -> TableView:
+    return TableView.model_validate(_viewed(_store(request), view_id).view_dict())
+
+
+@router.get("/{view_id}/rounds", response_model=RoundList, summary="A table's rounds by its view id")
+def view_rounds(request: Request, view_id: str) -> RoundList:
+    store = _store(request)
+    table = _viewed(store, view_id)
+    with _errors():
+        rounds = store.list_rounds(table.id)
+    return RoundList(rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds])
+
+
+@router.get("/{view_id}/export", summary="A table's history by its view id, as CSV or JSON",
+            responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
+def view_export(request: Request, view_id: str, format: Literal["csv", "json"] = "csv") -> Response:
+    store = _store(request)
+    table = _viewed(store, view_id)
+    with _errors():
+        rounds = store.list_rounds(table.id)
+    return export_answer(table, rounds, format, by_view=True)
