@@ -23,6 +23,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from scoring.profiles import PROFILES
 from scoring.rules import get_rules
 from scoring.scorebook import (
     Carry,
@@ -59,6 +60,9 @@ class TableNotFound(LookupError):
 
 class RoundNotFound(LookupError):
     pass
+
+
+EXAMPLE_PROFILES = {example.name: example for example in PROFILES}
 
 
 class ProfileNotFound(LookupError):
@@ -314,7 +318,7 @@ class TableStore:
         now = _now()
         with self._write() as conn:
             if profile is not None:
-                rules = self._profile(conn, profile).rules
+                rules = self._profile_rules(conn, profile)
             book = new_scorebook(players, rules, dealer)
             key = new_edit_key()
             values = {"id": _new_id(), "name": name, "players": list(book.players), "rules": book.rules,
@@ -541,6 +545,18 @@ class TableStore:
         if row is None:
             raise ProfileNotFound(f"no house profile {name!r}")
         return Profile(row.name, row.rules, _iso(row.created_at), _iso(row.updated_at))
+
+    @classmethod
+    def _profile_rules(cls, conn: sa.Connection, name: str) -> Any:
+        """The rules a table starts from: the house profile saved under ``name``, else the shipped example
+        profile of that name (scoring/profiles.py: 遵义, 安顺 …), so a table can start from one without saving it."""
+        try:
+            return cls._profile(conn, name).rules
+        except ProfileNotFound:
+            example = EXAMPLE_PROFILES.get(name) if isinstance(name, str) else None
+            if example is None:
+                raise
+            return dict(example.rules)
 
     def save_profile(self, name: str, rules: Any = None, from_table: str | None = None) -> Profile:
         """Save named house rules, given or copied from a table; saving a name again replaces its rules.

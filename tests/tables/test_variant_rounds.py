@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.tables.support import win_round
+from tests.tables.support import ADMIN, win_round
 
 
 def test_table_with_weekday_and_chuifeng_rounds(client):
@@ -32,16 +32,23 @@ def test_table_with_weekday_and_chuifeng_rounds(client):
 
 
 def test_example_profiles_save_and_start_a_table(client):
-    # Every example house profile GET /v1/rules lists is saved as a house profile and starts a table that keeps
-    # its rules: a table starts from one by name after one PUT.
+    # Every example house profile GET /v1/rules lists starts a table by its name, unsaved, keeping its rules;
+    # saving one (with the admin key) under the same name then takes precedence.
     profiles = client.get("/v1/rules").json()["profiles"]
+    assert profiles
     for profile in profiles:
-        r = client.put(f"/v1/profiles/{profile['name']}", json={"rules": profile["rules"]})
-        assert r.status_code == 200, r.text
         r = client.post("/v1/tables", json={"name": profile["title_en"], "players": ["Ann", "Bo", "Cy", "Di"],
                                             "profile": profile["name"]})
         assert r.status_code == 201, r.text
         assert r.json()["rules"] == profile["rules"]
+    saved = {"preset": "gy-reduced"}
+    assert client.put(f"/v1/profiles/{profiles[0]['name']}", json={"rules": saved}).status_code == 401
+    assert client.put(f"/v1/profiles/{profiles[0]['name']}", json={"rules": saved}, headers=ADMIN).status_code == 200
+    r = client.post("/v1/tables", json={"name": "saved", "players": ["Ann", "Bo", "Cy", "Di"],
+                                        "profile": profiles[0]["name"]})
+    assert r.status_code == 201 and r.json()["rules"] == saved
+    assert client.post("/v1/tables", json={"name": "x", "players": ["Ann", "Bo", "Cy", "Di"],
+                                           "profile": "no-such-town"}).status_code == 404
     # 兴义 (站鸡 double, 自摸翻倍) on E1: P1's 平胡 self-draw W = 2 × 1 = 2 from each; his 1s never shown is a
     # 站鸡 worth 2 (V1 = 2); P0's 5m 1; P2's 冲锋鸡 包鸡 2 to P0 and P1.
     # P0 = −2 + 3 − 2 + 2 = +1; P1 = +6 + 6 − 1 + 2 = +13; P2 = −2 − 1 − 2 − 4 = −9; P3 = −2 − 1 − 2 = −5.
