@@ -172,7 +172,7 @@ def _counted_chickens(table: Table, kinds: ChickenKinds, seat: int, charging: li
     player = table.players[seat]
     win = table.outcome
     assert isinstance(win, Win)
-    hand = [*player.concealed, *([win.win_tile] if seat in holders else [])]
+    hand = [*player.hand_tiles, *([win.win_tile] if seat in holders else [])]
     items = [(t, kinds.label(t), kinds.value(t)) for t in [*hand, *player.meld_tiles] if kinds.value(t)]
     for c in charging:
         if c.place == "meld" and c.seat == seat:
