@@ -350,7 +350,7 @@ class TableStore:
             self._check_version(row, expected_version)
             # Only the new round is settled: the table row carries what the round before handed on.
             played = play_round(row.rules, row.round_count + 1, round_,
-                                Carry(row.dealer, row.streak, tuple(row.totals)))
+                                Carry(row.dealer, row.streak, tuple(row.totals)), row.players)
             now = _now()
             conn.execute(rounds.insert().values(**_round_values(table_id, played, now, now)))
             table = self._update_table(conn, row, played.settlement.next_dealer, played.settlement.next_streak,
