@@ -6,7 +6,6 @@ import pytest
 
 from scoring import settle
 from scoring.rules import PRESETS
-from scoring.seat_names import named_settlement
 from scoring.scorebook import (
     Carry,
     add_round,
@@ -17,6 +16,7 @@ from scoring.scorebook import (
     replay,
     round_state,
 )
+from scoring.seat_names import named_settlement
 from tests.tables.support import draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
