@@ -13,10 +13,11 @@ from tables.repository import (
     RoundNotFound,
     RoundRecord,
     StaleVersion,
+    TableFinished,
     TableNotFound,
     TableRecord,
     TableStore,
 )
 
 __all__ = ["CalibrationRecord", "IdempotencyKeyReused", "Profile", "ProfileNotFound", "RoundNotFound", "RoundRecord", "StaleVersion",
-           "StoreUnavailable", "TableNotFound", "TableRecord", "TableStore", "default_database_url", "describe"]
+           "StoreUnavailable", "TableFinished", "TableNotFound", "TableRecord", "TableStore", "default_database_url", "describe"]

@@ -21,6 +21,8 @@ score_tables = sa.Table(
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # migration 0004: finished at the end of the evening, no more round writes
+    sa.Column("finished", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index("ix_score_tables_created", "created_at"),
 )
 
