@@ -73,6 +73,12 @@ def test_totals_that_do_not_sum_to_zero_are_refused():
         settle_up([1, 0, 0, 0])
 
 
+def _root(part, s):
+    while part[s] != s:
+        s = part[s]
+    return s
+
+
 def brute_force_fewest(values):
     """The fewest transfers by trying every set of pairs: a set of k pairs can carry the balances exactly when
     each seat with a balance is in a pair and every connected part of the pairs sums to zero."""
@@ -81,17 +87,11 @@ def brute_force_fewest(values):
     for k in range(len(pairs) + 1):
         for chosen in itertools.combinations(pairs, k):
             part = {s: s for s in seats}
-
-            def root(s):
-                while part[s] != s:
-                    s = part[s]
-                return s
-
             for a, b in chosen:
-                part[root(a)] = root(b)
+                part[_root(part, a)] = _root(part, b)
             sums = {}
             for s in seats:
-                sums[root(s)] = sums.get(root(s), 0) + values[s]
+                sums[_root(part, s)] = sums.get(_root(part, s), 0) + values[s]
             alone = [s for s in seats if not any(s in pair for pair in chosen)]
             if not alone and all(v == 0 for v in sums.values()):
                 return k
