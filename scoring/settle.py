@@ -104,8 +104,9 @@ def _told_lines(table: Table) -> list[str]:
         if player.told is None:
             continue
         ready = "ready (叫牌)" if player.told.ready else "not ready (not 叫牌)"
-        holds = " ".join(player.told.holds) or "no chicken tiles"
-        lines.append(f"P{seat}: {ready}, as told; holds {holds}")
+        # Held chickens matter only when somebody won: a draw pays no 鸡.
+        holds = f"; holds {' '.join(player.told.holds) or 'no chicken tiles'}" if isinstance(table.outcome, Win) else ""
+        lines.append(f"P{seat}: {ready}, as told{holds}")
     return lines
 
 
