@@ -182,3 +182,19 @@ def test_zhuoji_settle_takes_the_summary_form_and_names(capsys, tmp_path):
     body = json.loads(out)
     assert [p["total"] for p in body["players"]] == E1_TOTALS
     assert "Ann: ready (叫牌), as told; holds 5m" in body["explanation"]
+
+
+def test_random_summaries_answer_200_or_422_never_500(client):
+    import random
+
+    rng = random.Random(52)
+    values = [True, False, "yes", None, 1, "1s1s", ["1s", "9z"], "x" * 200, [], {"a": 1}]
+    keys = ["ready", "not_ready", "holds", "melds", "river", "bao_ting", "concealed"]
+    for _ in range(150):
+        state = {**quick_e1(), "rules": "gy-normal"}
+        seat = rng.choice([0, 2, 3])
+        state["players"][seat] = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(1, 4))}
+        r = client.post("/v1/settle", json={**state, "names": NAMES})
+        assert r.status_code in (200, 422), (state["players"][seat], r.text)
+        if r.status_code == 422:
+            assert set(r.json()["error"]) >= {"code", "message"}
