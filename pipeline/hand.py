@@ -40,6 +40,7 @@ from scoring.ledger import net
 from scoring.melds import Meld
 from scoring.results import WaitAnalysis, WinAnalysis
 from scoring.rules import HAND_TYPES, Rules, get_rules
+from scoring.seat_names import name_seats, named_settlement
 from scoring.tiles import COPIES, TILES, to_counts, to_mpsz
 
 SEATS = 4
@@ -127,10 +128,14 @@ def analyze(req: HandRequest) -> HandAnalysis:
 
 
 def settle_table(req: SettleRequest) -> SettleResponse:
-    """``scoring.settle`` on a validated table state."""
-    with refusing("invalid_table"):
-        result = settle(req.model_dump(by_alias=True, exclude_unset=True))
-    return SettleResponse.model_validate(result.to_dict())
+    """``scoring.settle`` on a validated table state; with ``names`` the explanation and errors name the
+    players instead of P0–P3."""
+    state = req.model_dump(by_alias=True, exclude_unset=True, exclude={"names"})
+    try:
+        result = settle(state)
+    except ValueError as exc:
+        raise Refused("invalid_table", name_seats(str(exc), req.names)) from exc
+    return SettleResponse.model_validate(named_settlement(result, req.names).to_dict())
 
 
 # ------------------------------------------------------------------------------ 黄牌查叫 (draw check)

@@ -214,16 +214,23 @@ class PlayerSettlement(OutModel):
 
 
 class PlayerIn(StrictModel):
-    """A seat's tiles; at 黄牌 (draw) a hand not shown may be ``{"not_ready": true}`` instead (not 叫牌)."""
+    """A seat's tiles; a seat that did not win may be told instead (a quick round): ``{"ready": true, "holds":
+    "1s1s", "melds", "river"}`` or ``{"not_ready": true, …}`` (at 黄牌 only not_ready; see scoring.table)."""
 
     concealed: Mpsz | list[Tile] = Field(None, validate_default=False,
                                          description="13 tiles counting 3 per meld; a winner's exclude the win "
-                                                     "tile. Required unless not_ready")
+                                                     "tile. Required unless ready or not_ready")
     melds: list[MeldIn] = Field(default_factory=list, max_length=4)
     river: Mpsz | list[Tile] = Field("", description="discards still in front of the player (a list keeps order)")
     bao_ting: StrictBool = False
-    not_ready: StrictBool = Field(False, description="黄牌 (draw) only: this player is not 叫牌 (not ready) and his "
-                                                     "hand is not shown; give no tiles with it")
+    not_ready: StrictBool = Field(False, description="hand not shown: this player did not win and is not 叫牌 "
+                                                     "(not ready); give no concealed tiles with it")
+    ready: StrictBool = Field(False, description="hand not shown at a win: this player did not win and is 叫牌 "
+                                                 "(ready); give no concealed tiles, only holds")
+    holds: Mpsz | list[Tile] = Field(None, validate_default=False,
+                                     description="with ready/not_ready: the concealed tiles it holds that may be "
+                                                 "鸡 (chickens); only those that are chickens under the rules and "
+                                                 "the flipped tile count")
 
 
 class WinOutcome(StrictModel):
@@ -283,6 +290,9 @@ class HandEnd(StrictModel):
 class SettleRequest(HandEnd):
     """The table at the end of a hand (docs/rules.md#engine-input); see ``scoring/settle.py``."""
 
+    names: list[Annotated[StrictStr, Field(min_length=1, max_length=40)]] | None = Field(
+        None, min_length=4, max_length=4, description="the players' names, seats 0..3: explanations and errors "
+                                                      "name them instead of P0–P3", examples=[["Ann", "Bo", "Cy", "Di"]])
     rules: RulesSpec = "gy-normal"
     dealer: Seat = 0
     streak: StrictInt = Field(1, ge=1, le=1000, description="连庄 count k, this hand included")

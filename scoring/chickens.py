@@ -261,7 +261,7 @@ def _counted_chickens(table: Table, kinds: ChickenKinds, seat: int, charging: li
     win = table.outcome
     assert isinstance(win, Win)
     standing_win = win.self_drawn and seat in holders  # a self-drawn winning tile was never shown (站鸡)
-    concealed = [*player.concealed, *([win.win_tile] if standing_win else [])]
+    concealed = [*player.hand_tiles, *([win.win_tile] if standing_win else [])]
     shown = [*([win.win_tile] if seat in holders and not standing_win else [])]
     for m in player.melds:
         (concealed if m.type == "concealed_kong" else shown).extend(m.tiles)

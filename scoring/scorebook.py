@@ -21,6 +21,7 @@ from typing import Any
 
 from scoring.results import Settlement
 from scoring.rules import get_rules
+from scoring.seat_names import name_seats, named_settlement
 from scoring.settle import settle
 from scoring.table import SEATS
 
@@ -116,19 +117,21 @@ def replay(book: Scorebook, start: int = 1, carry: Carry | None = None) -> Stand
         carry = Carry(book.first_dealer, 1, (0,) * SEATS)
     played: list[PlayedRound] = []
     for number in range(start, len(book.rounds) + 1):
-        played.append(play_round(book.rules, number, book.rounds[number - 1], carry))
+        played.append(play_round(book.rules, number, book.rounds[number - 1], carry, book.players))
         last = played[-1]
         carry = Carry(last.settlement.next_dealer, last.settlement.next_streak, last.totals_after)
     return Standing(carry.dealer, carry.streak, tuple(carry.totals), tuple(played))
 
 
-def play_round(rules: RulesSpec, number: int, round_: Mapping[str, Any], carry: Carry) -> PlayedRound:
-    """Settle round ``number`` dealt as ``carry`` says: appending a round needs only the round before."""
+def play_round(rules: RulesSpec, number: int, round_: Mapping[str, Any], carry: Carry,
+               names: Sequence[str] | None = None) -> PlayedRound:
+    """Settle round ``number`` dealt as ``carry`` says: appending a round needs only the round before. With the
+    players' ``names`` its explanation and errors name them instead of P0–P3."""
     try:
         state = round_state(round_, rules, carry.dealer, carry.streak)
-        result = settle(state)
+        result = named_settlement(settle(state), names)
     except ValueError as exc:
-        raise ValueError(f"round {number}: {exc}") from None
+        raise ValueError(f"round {number}: {name_seats(str(exc), names)}") from None
     deltas = tuple(p.total for p in result.players)
     if sum(deltas):  # the engine's contract; a table must never drift from zero
         raise AssertionError(f"round {number}: settlement is not zero-sum: {deltas}")

@@ -6,7 +6,8 @@ The state is the JSON form of the table at the end of a hand (docs/rules.md#engi
      "dealer": 0, "streak": 1, "base": 1,                                   # optional: 0, 1, the rules' 底分
      "players": [{"concealed": "123m456p...", "melds": [{"type": "pong", "tile": "5m", "from": 2}],
                   "river": "1s9m" or ["1s", "9m"], "bao_ting": false}, ... 4 seats],
-                # at 黄牌 a seat may be {"not_ready": true}: not 叫牌, hand not shown (scoring.table)
+                # a seat that did not win may be told instead: {"ready": true, "holds": "1s1s", "melds": [...],
+                # "river": ...} or {"not_ready": true, ...} (quick rounds, scoring.table)
      "outcome": {"type": "win", "winners": [1], "win_tile": "5p", "self_drawn": true, "discarder": null,
                  "kong_draw": false, "hot_discard": false, "robbed_kong": false}
               | {"type": "draw"}
@@ -61,7 +62,7 @@ def settle(state: Mapping[str, Any] | Table,
               for t in (*hand.transfers, *dou, *chickens) if t.fan * base]
     nets = {c: net(ledger, SEATS, c) for c in COMPONENTS}
     explanation = [f"Rules: {table.rules.preset}, 底分 (base) {base}",
-                   _ting_line(ting, table), *_dead_wait_lines(waits, counted), *hand.lines, *dou_lines,
+                   _ting_line(ting, table), *_told_lines(table), *_dead_wait_lines(waits, counted), *hand.lines, *dou_lines,
                    *chicken_lines, dealer_line]
     return Settlement(table.rules, tuple(ledger),
                       tuple(_seat_result(table, seat, ting, waits, hand, nets) for seat in range(SEATS)),
@@ -82,7 +83,7 @@ def _blown_away(table: Table, ting: list[bool], waits: list[list[str]]) -> Settl
 def _waits(table: Table) -> tuple[list[list[str]], list[list[str]]]:
     """(all waits, waits that count for 叫牌) per seat; with ``dead_wait_counts=false`` a wait whose four
     copies are all on the table (hands, melds, rivers, winning and flipped tile) does not count."""
-    all_waits = [[] if p.not_ready else shape_waits(list(p.concealed), list(p.melds)) for p in table.players]
+    all_waits = [[] if p.told is not None else shape_waits(list(p.concealed), list(p.melds)) for p in table.players]
     if table.rules.dead_wait_counts:
         return all_waits, all_waits
     counts = table_counts(table)
@@ -93,18 +94,34 @@ def _ting(table: Table, counted: list[list[str]]) -> list[bool]:
     """叫牌 (ready) at settlement: winners and anyone with a counted wait (docs/rules.md#win-shapes, #engine-input: computed from the tiles).
 
     A 报听 flag does not make a hand ready: a player who declared 报听 but whose tiles wait on nothing is not
-    叫牌 (he would otherwise escape his 查叫 payment at 黄牌)."""
+    叫牌 (he would otherwise escape his 查叫 payment at 黄牌). A hand not shown is 叫牌 as told."""
     outcome = table.outcome
     winners = outcome.winners if isinstance(outcome, Win) else ()
-    return [seat in winners or bool(counted[seat]) for seat in range(SEATS)]
+    told = [p.told for p in table.players]
+    return [seat in winners or (told[seat].ready if told[seat] is not None else bool(counted[seat]))
+            for seat in range(SEATS)]
 
 
 def _ting_line(ting: list[bool], table: Table) -> str:
-    ready = [f"P{s}" + (" (报听)" if table.players[s].bao_ting else "") for s in range(SEATS) if ting[s]]
+    ready = [f"P{s}" + (" (报听)" if table.players[s].bao_ting else "")
+             + (" (said ready, hand not shown)" if table.players[s].told is not None else "") for s in range(SEATS) if ting[s]]
     not_ready = [f"P{s}" + (" (declared 报听 but not ready)" if table.players[s].bao_ting else "")
                  + (" (said not ready, hand not shown)" if table.players[s].not_ready else "")
                  for s in range(SEATS) if not ting[s]]
     return f"叫牌 (ready): {', '.join(ready) or 'nobody'}; not 叫牌: {', '.join(not_ready) or 'nobody'}"
+
+
+def _told_lines(table: Table) -> list[str]:
+    """What was taken as told of each hand not shown: ``P1: ready, as told; holds 1s 1s``."""
+    lines = []
+    for seat, player in enumerate(table.players):
+        if player.told is None:
+            continue
+        ready = "ready (叫牌)" if player.told.ready else "not ready (not 叫牌)"
+        # Held chickens matter only when somebody won: a draw pays no 鸡.
+        holds = f"; holds {' '.join(player.told.holds) or 'no chicken tiles'}" if isinstance(table.outcome, Win) else ""
+        lines.append(f"P{seat}: {ready}, as told{holds}")
+    return lines
 
 
 def _dead_wait_lines(waits: list[list[str]], counted: list[list[str]]) -> list[str]:

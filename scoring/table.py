@@ -11,10 +11,15 @@ the state wins over the base of the rules (``"base": null`` = not given). Inputs
 ``xingqi_ji`` is played and someone won), ``"indicators": [tile, ...]`` (前后鸡/滚筒鸡: the extra indicator tiles
 in the order they were turned); they are accepted under any rules and score only when their switch is on.
 
-A seat at 黄牌 (exhaustive draw) may be ``{"not_ready": true}`` instead of its tiles: the table says that player
-is not 叫牌 (not ready) without showing his hand. Nothing else of his is needed at a draw (no 豆, no 鸡; he only
-pays 查叫), so such a seat carries no tiles; any other outcome needs every hand and refuses it. A seat said to be
-叫牌 must show its tiles: his wait and best fan decide what he is paid.
+Quick rounds: a seat that did not win may be told instead of shown (:class:`Told`):
+``{"not_ready": true, "melds": [...], "river": "..."}`` or ``{"ready": true, "holds": "1s1s6m", "melds": [...],
+"river": "..."}``. What a settlement needs of a player who did not win is whether he is 叫牌 (ready), the chicken
+tiles in his hand, his melds (豆, claimed chickens) and his river (冲锋鸡, 包鸡); it settles exactly as his full
+hand would. ``holds`` may list any tiles: only those that are chickens under the rules and the flipped tile
+count (the others are worth nothing), and all of them count towards the 4 copies of a tile on the table. A
+winner, and the player a penalty (包牌, 诈胡) judges, must show his hand. At 黄牌 (exhaustive draw) a seat may be
+told not ready (``{"not_ready": true}``, melds and river optional: a draw pays no 豆 or 鸡, he only pays 查叫);
+a seat said to be 叫牌 at a draw must show its tiles: his waits and best fan decide what he is paid.
 """
 
 from __future__ import annotations
@@ -33,12 +38,30 @@ HAND_SIZE = 13  # tiles before the winning tile, a meld counting 3 (a kong's 4th
 
 
 @dataclass(frozen=True)
+class Told:
+    """A hand not shown (a quick round): what the table says of it instead of its concealed tiles."""
+
+    ready: bool  # 叫牌 (ready), taken as told
+    holds: tuple[str, ...] = ()  # concealed tiles said to be held for 鸡 (chickens); only chickens count
+
+
+@dataclass(frozen=True)
 class Player:
-    concealed: tuple[str, ...]
+    concealed: tuple[str, ...]  # empty for a hand told (``told``)
     melds: tuple[Meld, ...]
     river: tuple[str, ...]  # discards still in front of the player, in discard order when given as a list
     bao_ting: bool = False  # 报听 declared
-    not_ready: bool = False  # hand not shown: said to be not 叫牌 at a draw (no tiles)
+    told: Told | None = None  # hand not shown: 叫牌 or not and the chicken tiles held, as the table tells it
+
+    @property
+    def not_ready(self) -> bool:
+        """Told to be not 叫牌 (hand not shown)."""
+        return self.told is not None and not self.told.ready
+
+    @property
+    def hand_tiles(self) -> tuple[str, ...]:
+        """The concealed tiles known: the whole hand, or the tiles a hand told holds."""
+        return self.concealed if self.told is None else self.told.holds
 
     @property
     def meld_tiles(self) -> list[str]:
@@ -128,7 +151,7 @@ class Table:
 
 _STATE_KEYS = {"rules", "dealer", "streak", "players", "outcome", "flipped", "first_1s", "base", "first_8p",
                "gen_zhuang", "weekday", "indicators"}
-_PLAYER_KEYS = {"concealed", "melds", "river", "bao_ting", "not_ready"}
+_PLAYER_KEYS = {"concealed", "melds", "river", "bao_ting", "not_ready", "ready", "holds"}
 _OUTCOME_KEYS = {
     "win": {"type", "winners", "win_tile", "self_drawn", "discarder", "kong_draw", "hot_discard", "robbed_kong",
             "first_draw"},
@@ -226,15 +249,10 @@ def _tiles(value: Any, where: str) -> tuple[str, ...]:
 def _player(value: Any, seat: int) -> Player:
     where = f"P{seat}"
     obj = _object(value, where, _PLAYER_KEYS)
-    if _flag(obj.get("not_ready", False), f"{where} not_ready (not 叫牌)"):
-        given = sorted(k for k in obj if k != "not_ready")
-        if given:
-            raise ValueError(f"{where} is marked not_ready (not 叫牌, hand not shown), so give no "
-                             f"{', '.join(given)}: either the tiles or not_ready")
-        return Player(concealed=(), melds=(), river=(), not_ready=True)
-    if "concealed" not in obj:
-        raise ValueError(f"{where} lacks 'concealed' (the tiles); at 黄牌 a hand not shown is "
-                         f"{{\"not_ready\": true}}")
+    told = _told(obj, where)
+    if told is None and "concealed" not in obj:
+        raise ValueError(f"{where} lacks 'concealed' (the tiles); a hand not shown is {{\"ready\": true, "
+                         f"\"holds\": …}} or {{\"not_ready\": true}}")
     raw_melds = obj.get("melds") or []
     if not isinstance(raw_melds, list):
         raise ValueError(f"{where} melds must be a list of meld objects, not {type(raw_melds).__name__}")
@@ -242,9 +260,27 @@ def _player(value: Any, seat: int) -> Player:
         melds = parse_melds(raw_melds)
     except ValueError as exc:
         raise ValueError(f"{where} melds: {exc}") from None
-    return Player(concealed=_tiles(obj["concealed"], f"{where} concealed"), melds=tuple(melds),
-                  river=_tiles(obj.get("river", ""), f"{where} river"),
-                  bao_ting=_flag(obj.get("bao_ting", False), f"{where} bao_ting (报听)"))
+    concealed = () if told is not None else _tiles(obj["concealed"], f"{where} concealed")
+    return Player(concealed=concealed, melds=tuple(melds), river=_tiles(obj.get("river", ""), f"{where} river"),
+                  bao_ting=_flag(obj.get("bao_ting", False), f"{where} bao_ting (报听)"), told=told)
+
+
+def _told(obj: dict[str, Any], where: str) -> Told | None:
+    """``ready``/``not_ready`` + ``holds`` of a hand not shown; None for a hand shown (``concealed``)."""
+    ready = _flag(obj.get("ready", False), f"{where} ready (叫牌, hand not shown)")
+    not_ready = _flag(obj.get("not_ready", False), f"{where} not_ready (not 叫牌, hand not shown)")
+    if ready and not_ready:
+        raise ValueError(f"{where} is marked both ready and not_ready: either ready (叫牌) or not_ready")
+    if not (ready or not_ready):
+        if "holds" in obj:
+            raise ValueError(f"{where} gives holds (the chicken tiles of a hand not shown) without ready or "
+                             f"not_ready: give either the tiles (concealed) or ready/not_ready with holds")
+        return None
+    if "concealed" in obj:
+        mark = "ready" if ready else "not_ready"
+        raise ValueError(f"{where} is marked {mark} (hand not shown), so give no concealed: either the tiles "
+                         f"or {mark} with the chicken tiles it holds (holds)")
+    return Told(ready=ready, holds=_tiles(obj.get("holds", ""), f"{where} holds"))
 
 
 def _outcome(value: Any) -> Outcome:
@@ -330,14 +366,12 @@ def table_counts(table: Table) -> list[int]:
 
 def _table_tiles(table: Table, seat: int) -> list[str]:
     player = table.players[seat]
-    return [*player.concealed, *player.meld_tiles, *player.river]
+    return [*player.hand_tiles, *player.meld_tiles, *player.river]
 
 
 def _check_player(table: Table, seat: int, player: Player) -> None:
-    if player.not_ready:
-        if not isinstance(table.outcome, Draw):
-            raise ValueError(f"P{seat} is marked not_ready without tiles, which only a 黄牌 (draw) round allows: "
-                             f"a win or a penalty is settled from every hand (豆, 鸡), so give P{seat}'s tiles")
+    if player.told is not None:
+        _check_told(table, seat, player)
         return
     size = len(player.concealed) + 3 * len(player.melds)
     outcome = table.outcome
@@ -346,6 +380,30 @@ def _check_player(table: Table, seat: int, player: Player) -> None:
         role = "a winner holds 13 (the win tile is given apart)" if is_winner else "every player holds 13"
         raise ValueError(f"P{seat} has {len(player.concealed)} concealed tiles and {len(player.melds)} melds = "
                          f"{size} counting 3 per meld; {role}")
+    _check_melds(seat, player)
+
+
+def _check_told(table: Table, seat: int, player: Player) -> None:
+    """A hand not shown: never a winner's nor a penalized player's (judged from his tiles); at a draw only not
+    叫牌 (a 叫牌 hand's waits decide his 查叫); at most the tiles a hand holds besides its melds."""
+    outcome, told = table.outcome, player.told
+    assert told is not None
+    shown = "give his tiles (concealed), not ready/not_ready"
+    if isinstance(outcome, Win) and seat in outcome.winners:
+        raise ValueError(f"P{seat} won, so his hand is judged from its tiles: {shown}")
+    if isinstance(outcome, PassLockPenalty | FalseWin) and seat == outcome.player:
+        raise ValueError(f"P{seat}'s penalty is judged from his tiles: {shown}")
+    if isinstance(outcome, Draw) and told.ready:
+        raise ValueError(f"P{seat} is said to be ready (叫牌) at 黄牌 (draw): his waits decide what he is paid "
+                         f"(查叫), so give his tiles (concealed); a hand not ready may be {{\"not_ready\": true}}")
+    room = HAND_SIZE - 3 * len(player.melds)
+    if len(told.holds) > room:
+        raise ValueError(f"P{seat} holds {len(told.holds)} tiles besides {len(player.melds)} melds: a hand has "
+                         f"at most {room} concealed tiles then")
+    _check_melds(seat, player)
+
+
+def _check_melds(seat: int, player: Player) -> None:
     if player.bao_ting and player.melds:
         raise ValueError(f"P{seat} declared 报听 (ready at the start) but has melds: a 报听 hand is locked, "
                          f"no 碰/杠 (pong/kong)")
@@ -411,8 +469,8 @@ def _check_first(table: Table, first: FirstOneS | None, tile: str, where: str) -
     if first is None:
         return
     d, r = first.discarder, first.claimed_by
-    if table.players[d].not_ready or (r is not None and table.players[r].not_ready):
-        return  # a hand not shown at 黄牌: nothing to check it against, and a draw pays no 鸡
+    if isinstance(table.outcome, Draw) and any(s is not None and table.players[s].told is not None for s in (d, r)):
+        return  # a hand not shown at 黄牌 may leave out its river and melds, and a draw pays no 鸡
     won_on_it = table.first_is_win_tile(first, tile)
     if r is None:
         if tile not in table.players[d].river and not won_on_it:

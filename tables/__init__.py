@@ -16,12 +16,13 @@ from tables.repository import (
     RoundNotFound,
     RoundRecord,
     StaleVersion,
+    TableFinished,
     TableNotFound,
     TableRecord,
     TableStore,
     WrongEditKey,
 )
 
-__all__ = ["CalibrationRecord", "DuplicatePlayers", "IdempotencyKeyReused", "InvalidProfile", "KeyedTable", "Profile", "ProfileNotFound",
-           "RoundNotFound", "RoundRecord", "StaleVersion", "StoreUnavailable", "TableNotFound", "TableRecord",
-           "TableStore", "WrongEditKey", "default_database_url", "describe"]
+__all__ = ["CalibrationRecord", "DuplicatePlayers", "IdempotencyKeyReused", "InvalidProfile", "KeyedTable", "Profile",
+           "ProfileNotFound", "RoundNotFound", "RoundRecord", "StaleVersion", "StoreUnavailable", "TableFinished",
+           "TableNotFound", "TableRecord", "TableStore", "WrongEditKey", "default_database_url", "describe"]

@@ -10,20 +10,34 @@ from typing import Any
 from scoring.scorebook import outcome_words
 from tables.repository import RoundRecord, TableRecord
 
+BOM = "\ufeff"  # Excel reads a CSV as UTF-8 (the players' Chinese names) only after this mark
+
 
 def _cell(text: str) -> str:
     # A name such as "=SUM(A1)" would run as a formula in a spreadsheet; a leading quote keeps it text.
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def _hand_type(r: RoundRecord) -> tuple[str, str]:
+    """(hand type, fan) of a round's winners, ``平胡 (plain win)``; empty without a win."""
+    wins = r.summary.wins
+    return (" / ".join(f"{w.hand_type.zh} ({w.hand_type.en})" for w in wins),
+            " / ".join(str(w.fan) for w in wins))
+
+
 def to_csv(table: TableRecord, rounds: Sequence[RoundRecord]) -> str:
-    """``number, dealer, outcome, <player 0>, …, <player 3>``: each round's delta per player."""
+    """``number, dealer, outcome, hand type, fan, <player 0>, …, <player 3>, <player 0> total, …``: each round's
+    delta and running total per player, then a ``total`` row; UTF-8 with a byte-order mark."""
     out = io.StringIO()
+    out.write(BOM)
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["number", "dealer", "outcome", *(_cell(p) for p in table.players)])
+    names = [_cell(p) for p in table.players]
+    writer.writerow(["number", "dealer", "outcome", "hand type", "fan", *names,
+                     *(_cell(f"{p} total") for p in table.players)])
     for r in rounds:
         writer.writerow([r.number, _cell(table.players[r.dealer]), _cell(outcome_words(r.round, table.players)),
-                         *r.deltas])
+                         *_hand_type(r), *r.deltas, *r.totals_after])
+    writer.writerow(["total", "", "", "", "", *table.totals, *table.totals])
     return out.getvalue()
 
 

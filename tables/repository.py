@@ -38,6 +38,7 @@ from scoring.scorebook import (
 from tables.db import StoreUnavailable, create_engine, describe, migrate, one_line
 from tables.keys import edit_url, is_view_id, key_hash, key_matches, new_edit_key, new_view_id, view_url
 from tables.schema import house_profiles, idempotency_keys, rounds, score_tables, table_calibrations
+from tables.summary import RoundSummary, round_summary
 
 
 def engine_version() -> str:
@@ -78,6 +79,10 @@ class StaleVersion(Exception):
         self.current = current
 
 
+class TableFinished(Exception):
+    """The table was finished (结账): its rounds are kept as they are."""
+
+
 class IdempotencyKeyReused(ValueError):
     """The same idempotency key came with a different round."""
 
@@ -104,6 +109,7 @@ class TableRecord:
     created_at: str
     updated_at: str
     view_id: str  # reads the table and its history, never writes (``tables.keys``)
+    finished: bool = False  # 结账: no more round writes
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -140,6 +146,7 @@ class RoundRecord:
     engine_version: str
     created_at: str
     updated_at: str
+    summary: RoundSummary  # for the history: kind, winners, hand type, fan, who paid
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -213,14 +220,15 @@ def _request_hash(round_: Mapping[str, Any]) -> str:
 def _table(row: sa.Row) -> TableRecord:
     return TableRecord(id=row.id, name=row.name, players=list(row.players), rules=row.rules, dealer=row.dealer,
                        streak=row.streak, rounds=row.round_count, totals=list(row.totals), version=row.version,
-                       created_at=_iso(row.created_at), updated_at=_iso(row.updated_at), view_id=row.view_id)
+                       created_at=_iso(row.created_at), updated_at=_iso(row.updated_at), view_id=row.view_id,
+                       finished=row.finished)
 
 
 def _round(row: sa.Row) -> RoundRecord:
     return RoundRecord(number=row.number, round=row.round, settlement=row.settlement, dealer=row.dealer,
                        streak=row.streak, deltas=list(row.deltas), totals_after=list(row.totals_after),
                        state=row.state, engine_version=row.engine_version, created_at=_iso(row.created_at),
-                       updated_at=_iso(row.updated_at))
+                       updated_at=_iso(row.updated_at), summary=round_summary(row.round, row.settlement))
 
 
 def _round_values(table_id: str, played: PlayedRound, created: dt.datetime, now: dt.datetime) -> dict[str, Any]:
@@ -294,6 +302,11 @@ class TableStore:
         if row is None:
             raise TableNotFound(f"no table {table_id!r}")
         return row
+
+    @staticmethod
+    def _check_open(row: sa.Row) -> None:
+        if row.finished:
+            raise TableFinished(f"table {row.id!r} is finished (结账): its rounds can no longer be changed")
 
     @staticmethod
     def _check_version(row: sa.Row, expected: int | None) -> None:
@@ -378,6 +391,18 @@ class TableStore:
                                 .limit(limit).offset(offset)).all()
         return [_table(r) for r in rows], total
 
+    def finish_table(self, table_id: str, expected_version: int | None = None) -> TableRecord:
+        """Mark the table finished (结账, the end of the evening): later round writes raise
+        :class:`TableFinished`. Finishing a finished table changes nothing."""
+        with self._write() as conn:
+            row = self._locked_row(conn, table_id)
+            if row.finished:
+                return _table(row)
+            self._check_version(row, expected_version)
+            conn.execute(score_tables.update().where(score_tables.c.id == row.id)
+                         .values(finished=True, version=row.version + 1, updated_at=_now()))
+            return _table(conn.execute(sa.select(score_tables).where(score_tables.c.id == row.id)).one())
+
     def delete_table(self, table_id: str) -> None:
         with self._write() as conn:
             self._locked_row(conn, table_id)
@@ -415,10 +440,11 @@ class TableStore:
                                                    "round of this table")
                     # An answer stored before migration 0004 has no view id; the table's own is the one it had.
                     return {**seen.response, "table": {"view_id": row.view_id, **seen.response["table"]}}, True
+            self._check_open(row)
             self._check_version(row, expected_version)
             # Only the new round is settled: the table row carries what the round before handed on.
             played = play_round(row.rules, row.round_count + 1, round_,
-                                Carry(row.dealer, row.streak, tuple(row.totals)))
+                                Carry(row.dealer, row.streak, tuple(row.totals)), row.players)
             now = _now()
             conn.execute(rounds.insert().values(**_round_values(table_id, played, now, now)))
             table = self._update_table(conn, row, played.settlement.next_dealer, played.settlement.next_streak,
@@ -443,6 +469,7 @@ class TableStore:
                  change: Callable[[Scorebook], Scorebook]) -> TableRecord:
         with self._write() as conn:
             row = self._locked_row(conn, table_id)
+            self._check_open(row)
             self._check_version(row, expected_version)
             book = self._book(conn, row)
             try:

@@ -24,6 +24,8 @@ score_tables = sa.Table(
     # Migration 0004: who may write (the SHA-256 of the edit key, ``tables.keys``) and the id that only reads.
     sa.Column("edit_key_hash", sa.String(64), nullable=False),
     sa.Column("view_id", sa.String(32), nullable=False),
+    # migration 0005: finished at the end of the evening, no more round writes
+    sa.Column("finished", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index("ix_score_tables_created", "created_at"),
     sa.Index("ix_score_tables_view_id", "view_id", unique=True),
 )

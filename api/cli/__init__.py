@@ -164,6 +164,7 @@ MAX_TABLE_BYTES = 1024 * 1024  # as the API's JSON limit: a whole table state is
 
 def run_settle(args: argparse.Namespace) -> int:
     from scoring import settle
+    from scoring.seat_names import name_seats, named_settlement
     from vision.files import read_file
 
     data = read_file(args.table, MAX_TABLE_BYTES)  # a folder, device, FIFO or huge file: one line, never a hang
@@ -184,7 +185,14 @@ def run_settle(args: argparse.Namespace) -> int:
             overrides["preset"] = file_rules
         given = _rules_arg(args.rules)
         state["rules"] = {**overrides, **(given if isinstance(given, dict) else {"preset": given})}
-    result = settle(state)
+    names = state.pop("names", None)  # the players' names, as /v1/settle takes them
+    if names is not None and not (isinstance(names, list) and len(names) == 4
+                                  and all(isinstance(n, str) and n.strip() for n in names)):
+        raise UserError(f"{args.table}: names must be a list of the 4 players' names, seats 0..3")
+    try:
+        result = named_settlement(settle(state), names)
+    except ValueError as exc:
+        raise UserError(name_seats(str(exc), names)) from None
     if args.json:
         _print_json(result.to_dict())
     else:

@@ -77,6 +77,12 @@ def add_table(sub: argparse._SubParsersAction) -> None:
     a.add_argument("number", type=int)
     a.add_argument("file")
     _version_option(a)
+    a = action("pay", "结账 (settle up): who pays whom, with the fewest transfers, in money", run_pay)
+    a.add_argument("id")
+    a.add_argument("--per-point", default="1", metavar="X", help="the money a point is worth (default 1; cents "
+                                                                 "allowed, e.g. 0.5)")
+    a = action("finish", "finish the table (结账): no more rounds, edits or undos", run_finish)
+    a.add_argument("id")
     a = action("delete", "delete a table and its rounds", run_delete, json_flag=False)
     a.add_argument("id")
     a = action("export", "history as CSV (one row per round, one column per player) or JSON", run_export,
@@ -127,13 +133,20 @@ def _open(args: argparse.Namespace) -> TableStore:
 
 def _call(func: Any, *a: Any, **kw: Any) -> Any:
     """A store call; its refusals become one-line user errors."""
-    from tables import ProfileNotFound, RoundNotFound, StaleVersion, StoreUnavailable, TableNotFound
+    from tables import (
+        ProfileNotFound,
+        RoundNotFound,
+        StaleVersion,
+        StoreUnavailable,
+        TableFinished,
+        TableNotFound,
+    )
 
     try:
         return func(*a, **kw)
     except (TableNotFound, RoundNotFound, ProfileNotFound) as exc:
         raise ValueError(str(exc.args[0])) from None
-    except (StaleVersion, StoreUnavailable) as exc:
+    except (StaleVersion, StoreUnavailable, TableFinished) as exc:
         raise ValueError(str(exc)) from None
 
 
@@ -178,7 +191,9 @@ def _table_lines(table: TableRecord, rounds: list[RoundRecord] | None = None) ->
     from scoring.scorebook import outcome_words
 
     rules = table.rules if isinstance(table.rules, str) else json.dumps(table.rules, ensure_ascii=False)
-    lines = [f"{table.name}  (id {table.id}, version {table.version}, {table.rounds} round(s), rules {rules})"]
+    finished = ", finished (结账)" if table.finished else ""
+    lines = [f"{table.name}  (id {table.id}, version {table.version}, {table.rounds} round(s), rules {rules}"
+             f"{finished})"]
     for seat, (name, total) in enumerate(zip(table.players, table.totals, strict=True)):
         deal = f"  deals next (庄家), 连庄 k={table.streak}" if seat == table.dealer else ""
         lines.append(f"  P{seat} {name:<16}{total:>+7}{deal}")
@@ -189,8 +204,9 @@ def _table_lines(table: TableRecord, rounds: list[RoundRecord] | None = None) ->
                      + "  outcome")
         for r in rounds:
             deltas = "".join(f"{d:>+{max(7, len(p) + 1)}}" for d, p in zip(r.deltas, table.players, strict=True))
+            hands = "".join(f"; {w.hand_type.zh} ({w.hand_type.en}) {w.fan} fan" for w in r.summary.wins)
             lines.append(f"  {r.number:>3}  {table.players[r.dealer]:<{width}}  {deltas}  "
-                         f"{outcome_words(r.round, table.players)}")
+                         f"{outcome_words(r.round, table.players)}{hands}")
     return lines
 
 
@@ -303,6 +319,31 @@ def run_edit(args: argparse.Namespace) -> int:
     store = _open(args)
     table = _call(store.replace_round, args.id, args.number, round_, args.expected_version)
     return _changed(args, table, f"round {args.number} replaced; later rounds settled again")
+
+
+def run_pay(args: argparse.Namespace) -> int:
+    from tables.payments import settle_up
+
+    store = _open(args)
+    table = _call(store.get_table, args.id)
+    result = settle_up(table.totals, args.per_point)
+    if args.json:
+        _print_json(result.to_dict())
+        return 0
+    names = table.players
+    print(f"{table.name}: 结账 (settle up), {result.per_point} per point")
+    for name, points, money in zip(names, result.totals, result.amounts, strict=True):
+        print(f"  {name:<16}{points:>+7}  {money:>+12.2f}")
+    if not result.payments:
+        print("nobody pays: every total is 0")
+    for p in result.payments:
+        print(f"{names[p.payer]} pays {names[p.payee]} {p.amount:.2f} ({p.points} points)")
+    return 0
+
+
+def run_finish(args: argparse.Namespace) -> int:
+    table = _call(_open(args).finish_table, args.id)
+    return _changed(args, table, f"table {args.id} finished (结账): no more rounds, edits or undos")
 
 
 def run_delete(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from api.service.errors import ApiError, error_body
 from api.service.responses import ErrorResponse
 from api.service.table_keys import KEY_ERRORS, AdminKey, EditKey
 from api.service.table_schemas import (
+    Payments,
     ProfileIn,
     ProfileList,
     ProfileOut,
@@ -46,16 +47,19 @@ from tables import (
     RoundRecord,
     StaleVersion,
     StoreUnavailable,
+    TableFinished,
     TableNotFound,
     TableRecord,
     TableStore,
 )
 from tables.export import to_csv, to_json
+from tables.payments import settle_up
 from tables.repository import MAX_OFFSET
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "no such table, round or profile"},
-    409: {"model": StaleTable, "description": "stale expected_version: the current table comes with the error"},
+    409: {"model": StaleTable, "description": "stale expected_version: the current table comes with the error; "
+                                              "or table_finished: the table was finished (结账)"},
     422: {"model": ErrorResponse, "description": "invalid input, with the reason; nothing was changed"},
     503: {"model": ErrorResponse, "description": "the database cannot be reached"}}
 
@@ -83,6 +87,8 @@ def _errors(invalid: str = "invalid_round") -> Iterator[None]:
         raise ApiError(404, "not_found", str(exc.args[0])) from None
     except IdempotencyKeyReused as exc:
         raise ApiError(422, "idempotency_key_reused", str(exc)) from None
+    except TableFinished as exc:
+        raise ApiError(409, "table_finished", str(exc)) from None
     except StoreUnavailable as exc:
         raise ApiError(503, "database_unavailable", str(exc)) from None
     except DuplicatePlayers as exc:
@@ -134,6 +140,27 @@ def delete_table(request: Request, table_id: str) -> Response:
     with _errors():
         _store(request).delete_table(table_id)
     return Response(status_code=204)
+
+
+@router.post("/tables/{table_id}/finish", response_model=TableOut,
+             summary="Finish the table (结账): no more rounds, edits or undos", dependencies=[EditKey],
+             responses=KEY_ERRORS)
+def finish_table(request: Request, table_id: str) -> TableOut:
+    """Round writes then answer 409 ``table_finished``; finishing again changes nothing."""
+    with _errors():
+        return TableOut.model_validate(_store(request).finish_table(table_id).to_dict())
+
+
+@router.get("/tables/{table_id}/payments", response_model=Payments,
+            summary="Who pays whom (结账): the fewest transfers, in money")
+def payments(request: Request, table_id: str,
+             per_point: Annotated[float, Query(gt=0, le=1_000_000, allow_inf_nan=False,
+                                               description="the money a point is worth (default 1)")] = 1) -> Payments:
+    """The totals squared with the fewest transfers (at most 3 for four players), each ``points × per_point``
+    rounded to the cent; every seat's net equals its total."""
+    with _errors():
+        table = _store(request).get_table(table_id)
+        return Payments.model_validate(settle_up(table.totals, str(per_point)).to_dict())
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundAdded,

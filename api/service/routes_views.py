@@ -3,15 +3,16 @@ shows the table and its history, read only. The answers never hold the table's i
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from api.service.errors import ApiError
 from api.service.responses import ErrorResponse
 from api.service.routes_tables import _errors, _store, export_answer
-from api.service.table_schemas import RoundList, RoundOut, TableView
+from api.service.table_schemas import Payments, RoundList, RoundOut, TableView
 from tables import TableNotFound, TableRecord, TableStore
+from tables.payments import settle_up
 
 router = APIRouter(prefix="/v1/views", tags=["tables"], responses={
     404: {"model": ErrorResponse, "description": "no table has this view id (`table_not_found`)"},
@@ -48,3 +49,13 @@ def view_export(request: Request, view_id: str, format: Literal["csv", "json"] =
     with _errors():
         rounds = store.list_rounds(table.id)
     return export_answer(table, rounds, format, by_view=True)
+
+
+@router.get("/{view_id}/payments", response_model=Payments, summary="Who pays whom (结账), by the view id")
+def view_payments(request: Request, view_id: str,
+                  per_point: Annotated[float, Query(gt=0, le=1_000_000, allow_inf_nan=False,
+                                                    description="the money a point is worth (default 1)")] = 1
+                  ) -> Payments:
+    """As ``GET /v1/tables/{id}/payments``: the other phones see who pays whom at the end of the evening."""
+    table = _viewed(_store(request), view_id)
+    return Payments.model_validate(settle_up(table.totals, str(per_point)).to_dict())

@@ -51,6 +51,7 @@ class TableView(OutModel):
     version: int = Field(description="bumped by every write; send it back as expected_version")
     created_at: str
     updated_at: str
+    finished: bool = Field(False, description="finished (结账): rounds can no longer be added, edited or undone")
 
 
 class TableOut(TableView):
@@ -84,6 +85,29 @@ class RoundAdded(OutModel):
     table: TableOut
 
 
+class HandTypeNameOut(OutModel):
+    zh: str = Field(description="the hand type in Chinese, e.g. 平胡")
+    en: str = Field(description="its English meaning, e.g. plain win")
+
+
+class WinSummaryOut(OutModel):
+    seat: int
+    hand_type: HandTypeNameOut
+    fan: int = Field(description="the hand type's fan")
+
+
+class RoundSummaryOut(OutModel):
+    """What the history shows of a round."""
+
+    kind: str = Field(description="win, draw (黄牌), pass_lock_penalty (包牌) or false_win (诈胡)")
+    winner: list[int] = Field(description="the winning seats (several on 一炮多响)")
+    hand_type: HandTypeNameOut | None = Field(description="the first winner's hand type; null without a win")
+    fan: int | None = Field(description="the first winner's hand-type fan; null without a win")
+    payer: int | None = Field(description="who paid alone: the 点炮 discarder (the robbed player of a 抢杠) or the "
+                                          "penalized player; null for 自摸 (everyone pays) and a draw")
+    wins: list[WinSummaryOut] = Field(description="every winner's hand type and fan")
+
+
 class RoundOut(OutModel):
     number: int
     round: dict[str, Any] = Field(description="as entered")
@@ -95,10 +119,27 @@ class RoundOut(OutModel):
     engine_version: str
     created_at: str
     updated_at: str
+    summary: RoundSummaryOut
 
 
 class RoundList(OutModel):
     rounds: list[RoundOut]
+
+
+class PaymentOut(OutModel):
+    payer: int = Field(alias="from", description="the seat that pays")
+    payee: int = Field(alias="to", description="the seat that is paid")
+    points: int
+    amount: float = Field(description="points × per_point, to the cent")
+
+
+class Payments(OutModel):
+    """结账 (settling up): the fewest transfers that leave each seat with its total."""
+
+    payments: list[PaymentOut] = Field(description="at most one fewer than the players with a balance")
+    per_point: float = Field(description="the money one point is worth")
+    totals: list[int] = Field(description="each seat's points, as the table stands")
+    amounts: list[float] = Field(description="each seat's money: received minus paid, summing to zero")
 
 
 class TableUpdated(OutModel):

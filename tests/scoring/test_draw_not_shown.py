@@ -2,7 +2,8 @@
 
 docs/rules.md#chajiao: at a draw only 查叫 is paid (no 豆, no 鸡): each player not 叫牌 pays each 叫牌 player that
 player's best fan. A hand not shown cannot be judged, so the table says it is not 叫牌; a 叫牌 hand must be
-shown (its waits decide what it is paid), and a win or a penalty needs every hand.
+shown (its waits decide what it is paid). A winner's hand and a penalized player's are judged from their tiles, so
+they are never told (quick rounds of the others: tests/scoring/test_quick_rounds.py).
 """
 
 from __future__ import annotations
@@ -59,19 +60,27 @@ def test_a_first_1s_record_of_a_hand_not_shown_is_accepted_at_a_draw():
     assert column(settle(state), "total") == [20, -11, 2, -11]
 
 
-@pytest.mark.parametrize("change, fragment", [
-    ({"outcome": zimo(1, "5p")}, "only a 黄牌 \\(draw\\) round allows"),
-    ({"outcome": {"type": "false_win", "player": 2}, "flipped": None}, "only a 黄牌 \\(draw\\) round allows"),
+@pytest.mark.parametrize("change, seat, fragment", [
+    ({"outcome": zimo(1, "5p")}, 1, "P1 won, so his hand is judged from its tiles"),
+    ({"outcome": {"type": "false_win", "player": 2}, "flipped": None}, 2, "P2's penalty is judged from his tiles"),
 ])
-def test_a_hand_not_shown_is_refused_outside_a_draw(change, fragment):
-    state = hidden(example("E1", **change), 3)
+def test_a_winner_or_penalized_hand_not_shown_is_refused(change, seat, fragment):
+    state = hidden(example("E1", **change), seat)
     with pytest.raises(ValueError, match=fragment):
+        settle(state)
+
+
+def test_a_ready_hand_at_a_draw_must_be_shown():
+    state = copy.deepcopy(EXAMPLES["E10"])
+    state["players"][0] = {"ready": True}
+    with pytest.raises(ValueError, match="P0 is said to be ready .* at 黄牌"):
         settle(state)
 
 
 @pytest.mark.parametrize("seat_value, fragment", [
     ({"not_ready": True, "concealed": "123m"}, "give no concealed"),
-    ({"not_ready": True, "bao_ting": True}, "give no bao_ting"),
+    ({"not_ready": True, "ready": True}, "both ready and not_ready"),
+    ({"holds": "1s"}, "holds .* without ready or not_ready"),
     ({}, "lacks 'concealed'"),
     ({"not_ready": "yes"}, "must be true or false"),
 ])

@@ -49,7 +49,8 @@ def test_a_draw_with_hands_not_shown_is_stored_and_totalled_like_the_full_draw(c
 
 
 @pytest.mark.parametrize("change, fragment", [
-    (lambda r: r["players"].__setitem__(3, {"not_ready": True}), "only a 黄牌 (draw) round allows"),
+    # Bo (seat 1) won: a winner's hand is judged from its tiles, and the table names him.
+    (lambda r: r["players"].__setitem__(1, {"not_ready": True}), "Bo won, so his hand is judged from its tiles"),
     (lambda r: r["players"][3].__setitem__("not_ready", True), "either the tiles or not_ready"),
 ])
 def test_a_round_that_cannot_be_settled_is_refused_and_nothing_is_stored(client, change, fragment):
@@ -123,10 +124,10 @@ def test_the_command_line_takes_the_same_short_draw_and_refuses_the_same(capsys,
     good, bad = tmp_path / "draw.json", tmp_path / "win.json"
     good.write_text(json.dumps(short_draw()))
     win = win_round(1)
-    win["players"][2] = {"not_ready": True}
+    win["players"][1] = {"not_ready": True}
     bad.write_text(json.dumps(win))
     code, _, err = run(capsys, "table", "round", tid, str(bad), "--db", db_url)
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "only a 黄牌 (draw) round allows" in err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Bo won, so his hand is judged" in err
     code, out, _ = run(capsys, "table", "round", tid, str(good), "--db", db_url, "--json")
     assert code == 0
     answer = json.loads(out)

@@ -16,6 +16,7 @@ from scoring.scorebook import (
     replay,
     round_state,
 )
+from scoring.seat_names import named_settlement
 from tests.tables.support import draw_round, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
@@ -35,7 +36,8 @@ def test_dealer_and_streak_carry_from_round_to_round():
     assert (standing.dealer, standing.streak) == (3, 1)
     # Every round was settled with exactly the dealer and streak it shows.
     for r in standing.rounds:
-        alone = settle({**r.round, "rules": "gy-normal", "dealer": r.dealer, "streak": r.streak})
+        alone = named_settlement(settle({**r.round, "rules": "gy-normal", "dealer": r.dealer, "streak": r.streak}),
+                                 NAMES)
         assert alone == r.settlement
         assert r.state["dealer"] == r.dealer and r.state["streak"] == r.streak
 

@@ -64,9 +64,11 @@ def test_a_table_from_the_command_line(capsys, db_url, files, tmp_path):
     assert "Bo wins on 5p" in out and "Di wins on 5p" in out
     out_file = tmp_path / "friday.csv"
     code, _, _ = run(capsys, "table", "export", tid, "--format", "csv", "-o", str(out_file), "--db", db_url)
-    rows = list(csv.reader(io.StringIO(out_file.read_text(encoding="utf-8"))))
-    assert rows[0] == ["number", "dealer", "outcome", "Ann", "Bo", "Cy", "Di"] and len(rows) == 3
-    assert [int(v) for v in rows[2][3:]] == shown["rounds"][1]["deltas"]
+    rows = list(csv.reader(io.StringIO(out_file.read_text(encoding="utf-8-sig"))))
+    assert rows[0][:9] == ["number", "dealer", "outcome", "hand type", "fan", "Ann", "Bo", "Cy", "Di"]
+    assert len(rows) == 4 and rows[3][0] == "total"
+    assert [int(v) for v in rows[2][5:9]] == shown["rounds"][1]["deltas"]
+    assert [int(v) for v in rows[3][9:]] == shown["table"]["totals"]
     code, out, _ = run(capsys, "table", "list", "--db", db_url)
     assert code == 0 and tid in out and "database:" in out
 

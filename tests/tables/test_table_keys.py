@@ -37,6 +37,7 @@ WRITES = [
     ("PUT", "/calibration", {"json": {"model": "zhuoji-crops-int8.onnx"}}),
     ("DELETE", "/calibration", {}),
     ("POST", "/calibrate", {"files": {"image": ("set.jpg", b"not a photo", "image/jpeg")}}),
+    ("POST", "/finish", {}),
 ]
 
 
@@ -131,7 +132,10 @@ def test_a_view_id_reads_the_table_and_its_history_but_cannot_write(client, anon
     assert view in csv.headers["Content-Disposition"]
     exported = anonymous.get(f"/v1/views/{view}/export?format=json")
     assert "id" not in exported.json()["table"] and exported.json()["rounds"][0]["number"] == 1
-    for answer in (shown, rounds, csv, exported):
+    paid = anonymous.get(f"/v1/views/{view}/payments?per_point=0.5")
+    assert paid.status_code == 200 and paid.json() == anonymous.get(f"/v1/tables/{tid}/payments?per_point=0.5").json()
+    assert paid.json()["payments"]  # one round was played: somebody pays
+    for answer in (shown, rounds, csv, exported, paid):
         assert tid not in answer.text and tid not in str(answer.headers)
     # The view id names no table to write: not as the table id, not as a key, and the view has no write route.
     assert anonymous.post(f"/v1/tables/{view}/rounds", json=ROUND, headers=bearer(view)).status_code == 404

@@ -3,6 +3,7 @@ POSTs, undo and edit, export as CSV and JSON."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 
@@ -14,7 +15,7 @@ from tests.tables.support import ADMIN, bearer, draw_round, impossible_round, wi
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 TABLE_KEYS = {"id", "name", "players", "rules", "dealer", "streak", "rounds", "totals", "version", "created_at",
-              "updated_at", "view_id"}
+              "updated_at", "view_id", "finished"}
 KEYS = {"edit_key", "edit_url", "view_url"}  # the answer to POST /v1/tables only
 
 
@@ -164,13 +165,20 @@ def test_export_csv_and_json(client):
     r = client.get(f"/v1/tables/{table['id']}/export?format=csv")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     assert "attachment" in r.headers["content-disposition"]
-    rows = list(csv.reader(io.StringIO(r.text)))
-    assert rows[0] == ["number", "dealer", "outcome", "Ann", "'=Bo", "Cy", "Di"]  # no formula in a spreadsheet
-    assert [row[0] for row in rows[1:]] == ["1", "2", "3"]
+    assert r.content.startswith(codecs.BOM_UTF8)  # Excel reads the names as UTF-8
+    rows = list(csv.reader(io.StringIO(r.content.decode("utf-8-sig"))))
+    assert rows[0] == ["number", "dealer", "outcome", "hand type", "fan", "Ann", "'=Bo", "Cy", "Di",
+                       "Ann total", "'=Bo total", "Cy total", "Di total"]  # no formula in a spreadsheet
+    assert [row[0] for row in rows[1:]] == ["1", "2", "3", "total"]
     assert rows[1][1] == "Ann" and rows[1][2] == "'=Bo wins on 5p, 自摸 (self-drawn)"
-    assert rows[2][2] == "黄牌 (exhaustive draw)"
-    for row, x in zip(rows[1:], rounds, strict=True):
-        assert [int(v) for v in row[3:]] == x["deltas"]
+    assert rows[1][3:5] == ["平胡 (plain win)", "1"]  # E1's 平胡 (RULES.md §11)
+    assert rows[2][2] == "黄牌 (exhaustive draw)" and rows[2][3:5] == ["", ""]
+    for row, x in zip(rows[1:4], rounds, strict=True):
+        assert [int(v) for v in row[5:9]] == x["deltas"]
+        assert [int(v) for v in row[9:]] == x["totals_after"]
+    final = client.get(f"/v1/tables/{table['id']}").json()["totals"]
+    assert [int(v) for v in rows[4][5:9]] == final == [int(v) for v in rows[4][9:]]
+    assert final == [sum(x["deltas"][s] for x in rounds) for s in range(4)]
     data = client.get(f"/v1/tables/{table['id']}/export?format=json").json()
     assert data["table"]["id"] == table["id"] and len(data["rounds"]) == 3
     assert [x["totals_after"] for x in data["rounds"]] == [x["totals_after"] for x in rounds]
