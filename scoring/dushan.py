@@ -102,12 +102,12 @@ def tag_discards(sequence: list[Discard]) -> list[TaggedDiscard]:
 
 
 def flipped_chickens(table: Table) -> tuple[str, ...]:
-    """翻鸡: F + 1 and, with 上下鸡 (``shangxia_ji``), F − 1, same suit, 9 and 1 wrapping."""
+    """翻鸡 (``dushan_fanji``): F + 1 and F − 1 (上下鸡), or one of them, same suit, 9 and 1 wrapping."""
     if table.flipped is None:
         return ()
     i = TILE_INDEX[table.flipped]
     suit, rank = divmod(i, 9)
-    steps = (1, -1) if table.rules.shangxia_ji else (1,)
+    steps = {"both": (1, -1), "up": (1,), "down": (-1,)}[table.rules.dushan_fanji]
     return tuple(TILES[suit * 9 + (rank + s) % 9] for s in steps)
 
 

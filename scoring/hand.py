@@ -67,7 +67,7 @@ def _base_candidates(dec: Decomposition, counts: Sequence[int], rules: Rules, wi
                      melds: Sequence[Meld]) -> list[str]:
     """Base shapes one reading supports, in order of preference on equal fan."""
     if dec.kind == "standard":
-        if len(melds) == 4 and rules.dadiaoche:
+        if len(melds) == 4 and rules.fan("dadiaoche"):
             # 大吊车 (house rule): four melds laid and the pair won alone; one value, 清 or not (P1).
             return ["daduizi", "dadiaoche"]
         return ["pinghu" if dec.has_run else "daduizi"]

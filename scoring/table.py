@@ -310,7 +310,7 @@ def _discard_order(value: Any) -> tuple[Discard, ...]:
         raise ValueError(f"{where} must be a list")
     order = []
     for entry in value:
-        if not isinstance(entry, list) or len(entry) not in (2, 3):
+        if not isinstance(entry, (list, tuple)) or len(entry) not in (2, 3):
             raise ValueError(f"{where}: {entry!r} is not [seat, tile] or [seat, tile, claimed_by]")
         seat = _seat(entry[0], "discard_order seat")
         claimer = None if len(entry) == 2 or entry[2] is None else _seat(entry[2], "discard_order claimed_by")
