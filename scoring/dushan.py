@@ -29,8 +29,7 @@ YAOJI = "1s"  # 幺鸡, the one chicken kind that is known while the tiles are p
 HOLD = 1  # a chicken in a 叫牌 player's hand or melds, and a 翻鸡 tile there
 GOLD = 2  # 金鸡: a held 1s counts double when the flipped chickens include 1s
 DISCARD_VALUES = {"chongfeng": 3, "heng": 2, "plain": 1}
-DISCARD_NAMES = {"chongfeng": "冲锋鸡 (charging chicken: his own first discard)",
-                 "heng": "横鸡 (the first 1s thrown after the 冲锋鸡s, and its go-around)",
+DISCARD_NAMES = {"chongfeng": "冲锋鸡 (charging chicken, his first discard)", "heng": "横鸡 (cross chicken)",
                  "plain": "discarded 1s"}
 SHORT_NAMES = {"chongfeng": "冲锋鸡", "heng": "横鸡", "plain": "plain 1s"}
 KONG = 3  # each kong of a 叫牌 player
