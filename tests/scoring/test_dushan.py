@@ -203,3 +203,34 @@ def test_hand_analysis_under_dushan():
     assert seven.hand_type.key == "qingqidui" and seven.win_value == 23
     long = analyze_hand("1122334455777m", "7m", self_drawn=False, rules="dushan")
     assert long.hand_type.key == "qinglongbei" and long.win_value == 20 + 10 + 3
+
+
+def test_guiyang_e1_under_dushan():
+    # E1 (docs/rules.md#examples, tiles in tests/scoring/settle_tables.py) by 独山: P1 自摸 平胡 0 + 3 = 3 from
+    # each. F = 4m → 翻鸡 5m and 3m. c[P0] = his 5m (翻鸡) 1; c[P1] = his 1s 1; P2 is not 叫牌 and his only discard,
+    # the 1s, was his first: a 冲锋鸡 he shows, 包鸡 3 to each; P3 is not 叫牌 (his 1s1s in hand are not shown).
+    # Pairwise P2 and P3 pay P0 and P1 1 each; P0 and P1 are even.
+    # P0 −3 +1 +1 +3 = +2; P1 +9 +1 +1 +3 = +14; P2 −3 −2 −9 = −14; P3 −3 −2 +3 = −2.
+    from tests.scoring.settle_tables import EXAMPLES
+
+    assert totals({**EXAMPLES["E1"], "rules": "dushan"}) == [2, 14, -14, -2]
+
+
+def test_every_worked_example_under_dushan_is_zero_sum_or_refused():
+    # The twelve Guiyang worked examples (docs/rules.md#examples) re-scored by 独山: each either settles with
+    # every component zero-sum, or is refused with a reason (a claimed 1s without discard_order, a 平胡 without
+    # its pass, a penalty outcome) — never another error.
+    from tests.scoring.settle_tables import EXAMPLES
+
+    settled = 0
+    for name, state in EXAMPLES.items():
+        try:
+            result = settle({**state, "rules": "dushan"})
+        except ValueError as exc:
+            assert str(exc), name
+            continue
+        settled += 1
+        for component in ("hand", "dou", "chicken"):
+            assert sum(getattr(p, component) for p in result.players) == 0, (name, component)
+        assert sum(p.total for p in result.players) == 0, name
+    assert settled >= 6  # most of them are plain wins and draws 独山 settles too
