@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.hand import DUSHAN_WIN, HandType, _classify, _gate, dushan_type_fan, dushan_value
+from scoring.hand import (
+    DUSHAN_WIN,
+    HandType,
+    classify_win,
+    dushan_type_fan,
+    dushan_value,
+    win_allowed_on_discard,
+)
 from scoring.ledger import COMPONENTS, Transfer, net
 from scoring.results import SeatResult, SeatWin, Settlement
 from scoring.table import SEATS, Discard, Draw, Table, Win
@@ -161,7 +168,7 @@ def _win(table: Table, win: Win, waits: list[list[str]], ting: list[bool]) -> Se
     for seat in range(SEATS):
         if not ting[seat] or seat in burned:
             continue
-        counts[seat], items = _chickens(table, seat, tagged, flips, gold)
+        counts[seat], items = _chickens(table, seat, tagged, flips, gold, won=seat in win.winners)
         lines.append(f"P{seat} 鸡 (chickens) {counts[seat]}: {'; '.join(items) or 'none'}")
     for seat in burned:
         lines.append(f"P{seat} 全烧 (burned, 热炮/抢杠): his chickens and kongs count nothing, he still pays")
@@ -182,13 +189,13 @@ def _win(table: Table, win: Win, waits: list[list[str]], ting: list[bool]) -> Se
 def _winner(table: Table, win: Win, w: int) -> tuple[HandType, int, str]:
     """The winner's hand type and win value; refuses tiles that do not win and a discard the gate forbids."""
     player = table.players[w]
-    hand_type = _classify(table.hand(w), player.melds, table.rules, win.win_tile)
+    hand_type = classify_win(table.hand(w), player.melds, table.rules, win.win_tile)
     if hand_type is None:
         raise ValueError(f"P{w}'s tiles with {win.win_tile} do not form a win (不成牌)")
     if not win.self_drawn:
-        allowed, reason = _gate(hand_type.key, player.melds, hot_discard=win.hot_discard,
-                                robbed_kong=win.robbed_kong, discarder_bao_ting=table.players[win.discarder].bao_ting,
-                                winner_bao_ting=player.bao_ting)
+        allowed, reason = win_allowed_on_discard(hand_type, player.melds, hot_discard=win.hot_discard,
+                                                 robbed_kong=win.robbed_kong, winner_bao_ting=player.bao_ting,
+                                                 discarder_bao_ting=table.players[win.discarder].bao_ting)
         if not allowed:
             raise ValueError(f"P{w} may not win on P{win.discarder}'s {win.win_tile}: {reason}")
     value, steps = dushan_value(hand_type, table.rules, self_drawn=win.self_drawn, kong_draw=win.kong_draw,
@@ -208,16 +215,15 @@ def _kongs(table: Table, ting: list[bool], burned: set[int], book: _Book, lines:
             lines.append(f"P{seat} 杠 (kong) of {m.tile}: {KONG} from {', '.join(f'P{p}' for p in payers)}")
 
 
-def _chickens(table: Table, seat: int, tagged: list[TaggedDiscard], flips: tuple[str, ...],
-              gold: bool) -> tuple[int, list[str]]:
+def _chickens(table: Table, seat: int, tagged: list[TaggedDiscard], flips: tuple[str, ...], gold: bool, *,
+              won: bool) -> tuple[int, list[str]]:
     """c[seat] of a 叫牌 player: his discarded 1s still his, held and melded 1s, 翻鸡 tiles, 捉炮鸡."""
-    win = table.outcome
     items: list[tuple[str, int]] = []
     for t in tagged:
         if t.discard.seat == seat and t.discard.claimed_by is None and not t.fed_win:
             items.append((t.name, t.value))
     tiles = table.hand(seat) + table.players[seat].meld_tiles
-    captured = [t for t in tagged if t.fed_win] if seat in getattr(win, "winners", ()) else []
+    captured = [t for t in tagged if t.fed_win] if won else []
     held = tiles.count(YAOJI) - len(captured)  # the 捉炮鸡 counts at its discard value instead
     if held:
         items.append((f"{held} × 1s held" + (" (金鸡 ×2)" if gold else ""), held * HOLD * (GOLD if gold else 1)))
@@ -272,7 +278,8 @@ def _draw(table: Table, waits: list[list[str]], ting: list[bool]) -> Settlement:
             continue
         player = table.players[seat]
         best = max((dushan_type_fan(ht, table.rules) for w in waits[seat]
-                    if (ht := _classify([*player.concealed, w], player.melds, table.rules, w)) is not None), default=0)
+                    if (ht := classify_win([*player.concealed, w], player.melds, table.rules, w)) is not None),
+                   default=0)
         for p in range(SEATS):
             if not ting[p]:
                 book.pay(p, seat, DUSHAN_WIN + best, "hand",
