@@ -149,6 +149,20 @@ def test_dushan_switches_change_what_they_say():
     assert totals(ten) == [3, -26, 36, -13]
 
 
+def test_two_winners_each_take_the_zhuopao_ji():
+    # 一炮多响 (§8.1): P3 (报叫, waiting 1s/4s on 23s) wins on the same 1s: 3 + 13 = 16 from P1 too, and the 横鸡
+    # is his 捉炮鸡 as well. c[P3]: the won 1s is no held chicken; it is a 翻鸡 tile (+1) and 捉炮鸡 2 → 3.
+    # c = [4, 0, 9, 3]. Pairwise: P0→P2 5, P1→P2 9, P3→P2 6, P1→P0 4, P3→P0 1, P1→P3 3.
+    # P0 −5 +4 +1 = 0; P1 −16 −16 −9 −4 −3 = −48; P2 +16 +5 +9 +6 = +36; P3 +16 −6 −1 +3 = +12.
+    # The next dealer is the first winner from the discarder's 下家: P2.
+    state = copy.deepcopy(PAIRWISE)
+    state["players"][3] = {"concealed": "234p567p456s23s88m", "river": ["9m"], "bao_ting": True}
+    state["outcome"]["winners"] = [3, 2]
+    result = settle(state)
+    assert [p.total for p in result.players] == [0, -48, 36, 12]
+    assert result.next_dealer == 2
+
+
 def test_hot_discard_burns_the_discarder():
     # P1 has a concealed kong of 9p and his next discard (the 1s) feeds P2: 热炮 5 + 报叫 13 = 18 from P1;
     # P1 is burned (全烧): no chickens, no kong income. He is not 叫牌 anyway here; c as in PAIRWISE.
