@@ -42,12 +42,12 @@ Tile = Annotated[str, Field(max_length=4, description="one tile: rank + suit, e.
                  AfterValidator(_tile)]
 Seat = Annotated[int, Field(ge=0, le=3, description="seat 0..3 in turn order (下家 of p is p+1)")]
 Mpsz = Annotated[str, Field(max_length=120, description="tiles in MPSZ, e.g. 123m456p789s")]
-Preset = Literal["gy-normal", "gy-reduced", "liupanshui"]
+Preset = Literal["gy-normal", "gy-reduced", "liupanshui", "dushan"]
 # Rule overrides keep to JSON scalars, short int lists and int maps (dou_values): no floats, no nesting.
 RuleValue = StrictBool | StrictInt | StrictStr | list[StrictInt] | dict[str, StrictInt] | None  # null: a choice off
 RulesSpec = Annotated[
     Preset | dict[str, RuleValue],
-    Field(description="rules preset (gy-normal 贵阳正常番, gy-reduced 贵阳缩小番, liupanshui 六盘水) or "
+    Field(description="rules preset (gy-normal 贵阳正常番, gy-reduced 贵阳缩小番, liupanshui 六盘水, dushan 独山) or "
                       "{\"preset\": ..., <switch, docs/rules.md#switches>: value}"),
     AfterValidator(_rules)]
 
@@ -285,6 +285,9 @@ class HandEnd(StrictModel):
                                                                      "needed when xingqi_ji is played")
     indicators: list[Tile] = Field(default_factory=list, max_length=8,
                                    description="前后鸡/滚筒鸡: extra indicator tiles, in the order they were turned")
+    discard_order: list[Annotated[list[StrictInt | StrictStr | None], Field(min_length=2, max_length=3)]] | None = Field(
+        None, max_length=108, description="独山: every discard in the order made, [seat, tile] or [seat, tile, "
+                                          "claimed_by]; null: derived from the rivers (docs/rules.md#dushan)")
 
 
 class SettleRequest(HandEnd):

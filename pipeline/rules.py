@@ -20,7 +20,8 @@ from scoring.rules import CHOICES, PRESETS, DouValues, Rules
 
 PRESET_TITLES = {"gy-normal": ("贵阳 正常番", "Guiyang, normal fan"),
                  "gy-reduced": ("贵阳 缩小番", "Guiyang, reduced fan"),
-                 "liupanshui": ("六盘水", "Liupanshui")}
+                 "liupanshui": ("六盘水", "Liupanshui"),
+                 "dushan": ("独山", "Dushan")}
 DOC = "docs/rules.md"
 
 

@@ -40,7 +40,7 @@ class RoundField:
     """An input of the round (beside the tiles) that a switch needs."""
 
     name: str
-    kind: str  # int | tile_list
+    kind: str  # int | tile_list | discard_list
     explanation_zh: str
     explanation_en: str
     needed_when: dict[str, tuple[str, ...]]
@@ -57,6 +57,7 @@ GROUPS: tuple[Group, ...] = (
     Group("dealer", "庄家", "Dealer"),
     Group("draw", "黄牌与罚则", "Draws and penalties"),
     Group("table", "底分", "Stake"),
+    Group("dushan", "独山", "Dushan"),
 )
 
 C = Choice
@@ -229,6 +230,30 @@ SWITCHES: tuple[SwitchInfo, ...] = (
                (C("penalty", "包牌罚赔", "penalty"), C("forbid", "不许胡", "forbidden"))),
     # ---- stake
     SwitchInfo("base", "table", "底分", "Base stake", "每番的底分。", "Money per fan (底分)."),
+    # ---- 独山 (docs/rules.md#dushan)
+    SwitchInfo("settlement", "dushan", "结算方式", "Settlement",
+               "贵阳捉鸡，或独山：鸡两两互减、冲锋鸡/横鸡按出牌顺序、牌型叠加。",
+               "Guiyang, or 独山: chickens settled pairwise, 冲锋鸡/横鸡 from the order of discards, "
+               "hand types adding up.",
+               (C("guiyang", "贵阳", "Guiyang"), C("dushan", "独山", "Dushan"))),
+    SwitchInfo("dushan_baojiao", "dushan", "报叫分", "Declared-ready bonus",
+               "独山：报叫者胡牌另加的分（教程 13，DushanMajiang 10）。",
+               "独山: what a winner who declared ready (报叫) adds (P2 13, DushanMajiang 10)."),
+    SwitchInfo("dushan_longqidui", "dushan", "龙七对", "Seven pairs with a four",
+               "独山：龙七对的分（教程 20，DushanMajiang 23）。", "独山: the value of 龙七对 (P2 20, DushanMajiang 23)."),
+    SwitchInfo("dushan_dandiao", "dushan", "单吊", "Single wait after four melds",
+               "独山：四副露单吊将牌胡的分，可与清一色叠加。",
+               "独山: a win on the lone pair tile after four melds; adds to 清一色."),
+    SwitchInfo("dushan_gangkai", "dushan", "杠上开花", "Win on a kong replacement",
+               "独山：杠上开花代替自摸 3 的分（教程 5，DushanMajiang 3）。",
+               "独山: a self-draw on a kong replacement, instead of 自摸's 3 (P2 5, DushanMajiang 3)."),
+    SwitchInfo("dushan_repao", "dushan", "热炮", "Hot discard",
+               "独山：热炮代替点炮 3 的分（教程 5，DushanMajiang 3）。",
+               "独山: a win on the discard after a kong, instead of 点炮's 3 (P2 5, DushanMajiang 3)."),
+    SwitchInfo("dushan_fanji", "dushan", "翻鸡", "Flipped chickens",
+               "独山：胡牌后翻牌定鸡：上下鸡（F±1）、上鸡（F+1）或下鸡（F−1）。",
+               "独山: the chickens the flipped tile F makes: F+1 and F−1 (上下鸡), F+1 or F−1.",
+               (C("both", "上下鸡", "F+1 and F−1"), C("up", "上鸡", "F+1"), C("down", "下鸡", "F−1"))),
 )
 
 ROUND_FIELDS: tuple[RoundField, ...] = (
@@ -237,4 +262,7 @@ ROUND_FIELDS: tuple[RoundField, ...] = (
     RoundField("indicators", "tile_list", "前后鸡/滚筒鸡：牌尾另翻的指示牌，按翻出顺序",
                "前后鸡/滚筒鸡: the extra indicator tiles turned from the wall's end, in order",
                {"qianhou_ji": ("last", "all")}),
+    RoundField("discard_order", "discard_list", "独山：全部出牌的顺序 [座位, 牌] 或 [座位, 牌, 碰杠者]；不给则由牌河推出",
+               "独山: every discard in the order made, [seat, tile] or [seat, tile, claimed_by]; without it the "
+               "order is derived from the rivers", {"settlement": ("dushan",)}),
 )

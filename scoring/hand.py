@@ -38,6 +38,7 @@ WIN_FLAGS: dict[str, tuple[str, str]] = {
 }
 CONTEXT_KEYS = tuple(WIN_FLAGS)
 TONGSAN = 3  # 通三: added to every win, and the 热炮 extra under it
+DUSHAN_WIN = 3  # 独山: 自摸 and 点炮 (and 抢杠) are each worth 3 before the hand types (P2 §8)
 
 RulesSpec = Rules | str | Mapping[str, Any] | None
 MeldsSpec = Sequence[Meld | Mapping[str, Any]]
@@ -66,7 +67,7 @@ def _base_candidates(dec: Decomposition, counts: Sequence[int], rules: Rules, wi
                      melds: Sequence[Meld]) -> list[str]:
     """Base shapes one reading supports, in order of preference on equal fan."""
     if dec.kind == "standard":
-        if len(melds) == 4 and rules.dadiaoche:
+        if len(melds) == 4 and rules.fan("dadiaoche"):
             # 大吊车 (house rule): four melds laid and the pair won alone; one value, 清 or not (P1).
             return ["daduizi", "dadiaoche"]
         return ["pinghu" if dec.has_run else "daduizi"]
@@ -191,6 +192,8 @@ def win_value(hand_type: HandType, rules: RulesSpec, *, self_drawn: bool, kong_d
 def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bool, bao_ting: bool,
            first_draw: str | None = None) -> tuple[int, list[str]]:
     """:func:`win_value` under parsed rules."""
+    if rules.settlement == "dushan":
+        return dushan_value(hand_type, rules, self_drawn=self_drawn, kong_draw=kong_draw, bao_ting=bao_ting)
     w = hand_type.fan
     lines = [f"{hand_type.label()}: {w} fan"]
     if first_draw is not None:
@@ -212,6 +215,36 @@ def _value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bo
         w, line = _bao_ting(rules, w)
         lines.append(line)
     lines.append(f"win value W = {w} fan")
+    return w, lines
+
+
+def dushan_type_fan(hand_type: HandType, rules: Rules) -> int:
+    """独山 hand-type fan, types adding up: the table row, and 清一色 on top of 单吊 (which has no 清 row)."""
+    if hand_type.key == "dadiaoche" and hand_type.qing:
+        return hand_type.fan + rules.fan("qingyise")
+    return hand_type.fan
+
+
+def dushan_value(hand_type: HandType, rules: Rules, *, self_drawn: bool, kong_draw: bool, bao_ting: bool,
+                 hot_discard: bool = False) -> tuple[int, list[str]]:
+    """独山 win value (docs/rules.md#dushan): how it was won (自摸 3, 杠上开花, 点炮 3, 热炮) + the hand types
+    + 报叫; each payer pays it whole (every other player on a self-draw, the discarder otherwise)."""
+    t = dushan_type_fan(hand_type, rules)
+    qing = " + 清一色 (one suit)" if t != hand_type.fan else ""
+    if kong_draw:
+        how, value = "杠上开花 (self-drawn on a kong replacement)", rules.dushan_gangkai
+    elif self_drawn:
+        how, value = "自摸 (self-drawn)", DUSHAN_WIN
+    elif hot_discard:
+        how, value = "热炮 (the discarder's first discard after his kong)", rules.dushan_repao
+    else:
+        how, value = "点炮 (on a discard)", DUSHAN_WIN
+    w = t + value
+    lines = [f"{hand_type.label()}{qing}: {t}", f"{how}: +{value} → {w}"]
+    if bao_ting:
+        w += rules.dushan_baojiao
+        lines.append(f"报叫 (declared ready): +{rules.dushan_baojiao} → {w}")
+    lines.append(f"win value = {w}")
     return w, lines
 
 

@@ -42,4 +42,9 @@ PROFILES: tuple[Profile, ...] = (
     Profile("liupanshui-fw", "六盘水（清一色奖励）", "Liupanshui with the one-suit bonus",
             "FW coin rooms: 六盘水 pays 清一色奖励三分 (+3 on a one-suit win), on our Liupanshui preset.",
             {"preset": "liupanshui", "qingyise_bonus": 3}),
+    Profile("dushan-majiang", "独山（DushanMajiang 分值）", "Dushan with DushanMajiang's values",
+            "LIGF9/DushanMajiang settings.py majiang_scores: 报叫 10, 龙七对 23, 杠上开花 3 and 捉热炮 3 where P2's "
+            "tutorial has 13, 20, 5 and 5; its 上下鸡 (shangxia_ji = True) is the preset's.",
+            {"preset": "dushan", "dushan_baojiao": 10, "dushan_longqidui": 23, "dushan_gangkai": 3,
+             "dushan_repao": 3}),
 )

@@ -40,6 +40,15 @@ FAN_TABLES: dict[str, dict[str, int]] = {
             "qingdadui": 15, "qingqidui": 20, "qinglongbei": 30, "qingshuanglong": 30},
 }
 
+# 独山 (docs/rules.md#dushan), read under ``settlement="dushan"`` instead of ``fan_table``: hand types add up —
+# 清一色 10 on top of 大对子 5, 七对 10, 龙七对 (``dushan_longqidui``); a 平胡 adds nothing to the win's own 3.
+DUSHAN_FANS: dict[str, int] = {"pinghu": 0, "daduizi": 5, "qidui": 10, "qingyise": 10, "qingdadui": 15,
+                               "qingqidui": 20}
+
+
+# 独山's 龙七对 rows: the switch value, plus 清一色 for the one-suit ones (types add up).
+_DUSHAN_LONG = {"longqidui": 0, "shuanglong": 0, "qinglongbei": 1, "qingshuanglong": 1}
+
 
 @dataclass(frozen=True)
 class DouValues:
@@ -109,11 +118,24 @@ class Rules:
     zhan_ji: str | None = None  # 站鸡: a fixed chicken still concealed scores double (double) or + 1 (plus1)
     qianhou_ji: str | None = None  # 前后鸡 (last) / 滚筒鸡 (all): the extra indicator tiles' +1 are chickens
     lianzhuang: bool = False  # 连庄 as a dealer's win bonus: a winning dealer collects + k from each payer
+    # 独山 (docs/rules.md#dushan): its own settlement (scoring/dushan.py), pairwise chickens; the values where
+    # P2's tutorial and DushanMajiang disagree are switches (P2 first).
+    settlement: str = "guiyang"  # guiyang | dushan
+    dushan_baojiao: int = 13  # 报叫 (declared ready) winner's bonus: P2 13, DushanMajiang 10
+    dushan_longqidui: int = 20  # 龙七对: P2 20, DushanMajiang 23 (清龙七对 = this + 清一色)
+    dushan_gangkai: int = 5  # 杠上开花 instead of 自摸's 3: P2 5, DushanMajiang 3
+    dushan_repao: int = 5  # 热炮 instead of 点炮's 3: P2 5, DushanMajiang 3
+    dushan_dandiao: int = 10  # 单吊 (four melds laid, the pair won alone); adds to 清一色, replaces 大对子
+    dushan_fanji: str = "both"  # 翻鸡 after the win: F+1 and F-1 (both, 上下鸡), F+1 (up, 上鸡) or F-1 (down, 下鸡)
 
     def fan(self, hand_type: str) -> int:
         """Fan of a hand-type key under this rule set's table (大吊车: the house-rule value)."""
         if hand_type == "dadiaoche":
-            return self.dadiaoche
+            return self.dushan_dandiao if self.settlement == "dushan" else self.dadiaoche
+        if self.settlement == "dushan":
+            if hand_type in _DUSHAN_LONG:
+                return self.dushan_longqidui + _DUSHAN_LONG[hand_type] * DUSHAN_FANS["qingyise"]
+            return DUSHAN_FANS[hand_type]
         return FAN_TABLES[self.fan_table][hand_type]
 
     def to_dict(self) -> dict[str, Any]:
@@ -126,6 +148,9 @@ PRESETS: dict[str, Rules] = {
     "liupanshui": Rules(preset="liupanshui", fan_table="lps", zimo_bonus="none", dou_values=DouValues(2, 3, 1),
                         hanbao_dou_scores=False, qianggang_burn=True, baoting_win="add", dealer_bonus=True,
                         huang_dealer="stay", yipao_dealer="lps"),
+    # 独山: settled by scoring/dushan.py with its own fan table (DUSHAN_FANS); the shared switches it reads are
+    # 龙七对 on the winning tile and 底分; its 上下鸡 is dushan_fanji, its 单吊 dushan_dandiao (docs/rules.md#dushan).
+    "dushan": Rules(preset="dushan", settlement="dushan", long_needs_win_tile=True),
 }
 
 CHOICES: dict[str, tuple[str | None, ...]] = {
@@ -148,7 +173,13 @@ CHOICES: dict[str, tuple[str | None, ...]] = {
     "mantang_all": (None, "double", "cancel"),
     "zhan_ji": (None, "double", "plus1"),
     "qianhou_ji": (None, "last", "all"),
+    "settlement": ("guiyang", "dushan"),
+    "dushan_fanji": ("both", "up", "down"),
 }
+
+# The switches 独山 reads (scoring/dushan.py); any other one changed under it would be silently ignored.
+DUSHAN_SWITCHES = frozenset({"dushan_dandiao", "long_needs_win_tile", "base", "settlement", "dushan_baojiao",
+                             "dushan_longqidui", "dushan_gangkai", "dushan_repao", "dushan_fanji"})
 
 MAX_BASE = 1_000_000  # 底分 bound: totals stay exact integers in a browser (below 2**53)
 
@@ -192,9 +223,23 @@ def get_rules(spec: str | dict[str, Any] | Rules | None = "gy-normal") -> Rules:
             raise ValueError(f"rules key {key!r} takes one of {names}, not {value!r}")
         clean[key] = value
     result = dataclasses.replace(rules, **clean)
+    _check_dushan(result)
     if result.wuguji_chongfeng and not result.wuguji:
         raise ValueError("rules key 'wuguji_chongfeng' (the first 8p as a 冲锋鸡) needs 'wuguji' (乌骨鸡) on")
     return result
+
+
+def _check_dushan(rules: Rules) -> None:
+    """独山 settles by its own rules: refuse a Guiyang switch changed under it, which it would not read."""
+    if rules.settlement != "dushan":
+        return
+    plain = PRESETS["gy-normal"]
+    changed = sorted(f.name for f in dataclasses.fields(Rules)
+                     if f.name not in DUSHAN_SWITCHES and f.name != "preset"
+                     and getattr(rules, f.name) != getattr(plain, f.name))
+    if changed:
+        raise ValueError(f"独山 (dushan) settles by its own rules and does not read {', '.join(map(repr, changed))}; "
+                         f"its switches are {', '.join(sorted(DUSHAN_SWITCHES - {'settlement'}))}")
 
 
 def check_base(value: Any, where: str = "base (底分)") -> int:

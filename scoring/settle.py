@@ -33,6 +33,7 @@ from typing import Any
 from scoring.chickens import CHUIFENG, chicken_transfers
 from scoring.dealer import next_dealer
 from scoring.dou import dou_transfers
+from scoring.dushan import settle_dushan
 from scoring.hand_fan import HandFan, hand_transfers
 from scoring.ledger import COMPONENTS, Transfer, net
 from scoring.results import SeatResult, SeatWin, Settlement
@@ -49,6 +50,8 @@ def settle(state: Mapping[str, Any] | Table,
     table = state if isinstance(state, Table) else parse_table(state, rules)
     waits, counted = _waits(table)
     ting = _ting(table, counted)
+    if table.rules.settlement == "dushan":
+        return settle_dushan(table, waits, ting)
     hand = hand_transfers(table, ting, counted)  # also refuses a win the tiles or the 豆 gate do not allow
     if table.rules.chuifeng_ji == "hand" and table.flipped == CHUIFENG:
         return _blown_away(table, ting, waits)

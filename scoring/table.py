@@ -31,7 +31,7 @@ from typing import Any
 
 from scoring.melds import Meld, parse_melds
 from scoring.rules import Rules, check_base, get_rules
-from scoring.tiles import TILES, parse_tiles, tile_index, to_counts
+from scoring.tiles import TILES, parse_tiles, tile_index, to_counts, to_mpsz
 
 SEATS = 4
 HAND_SIZE = 13  # tiles before the winning tile, a meld counting 3 (a kong's 4th is its replacement draw)
@@ -117,6 +117,15 @@ class FirstOneS:
 
 
 @dataclass(frozen=True)
+class Discard:
+    """One discard of ``discard_order``: who threw which tile, and who claimed it (碰/杠) if anyone did."""
+
+    seat: int
+    tile: str
+    claimed_by: int | None = None
+
+
+@dataclass(frozen=True)
 class Table:
     rules: Rules
     dealer: int
@@ -129,6 +138,7 @@ class Table:
     gen_zhuang: bool = False  # 跟庄 (开局跟): the dealer's first discard was followed by all three others
     weekday: int | None = None  # 星期鸡: the round's day of the week, 1..7 (7 = Sunday)
     indicators: tuple[str, ...] = ()  # 前后鸡 / 滚筒鸡: extra indicator tiles turned from the wall's end, in order
+    discard_order: tuple[Discard, ...] | None = None  # every discard in the order made (独山); None = not given
 
     def hand(self, seat: int) -> list[str]:
         """The concealed tiles of a seat, with the winning tile added for a winner."""
@@ -150,7 +160,7 @@ class Table:
 
 
 _STATE_KEYS = {"rules", "dealer", "streak", "players", "outcome", "flipped", "first_1s", "base", "first_8p",
-               "gen_zhuang", "weekday", "indicators"}
+               "gen_zhuang", "weekday", "indicators", "discard_order"}
 _PLAYER_KEYS = {"concealed", "melds", "river", "bao_ting", "not_ready", "ready", "holds"}
 _OUTCOME_KEYS = {
     "win": {"type", "winners", "win_tile", "self_drawn", "discarder", "kong_draw", "hot_discard", "robbed_kong",
@@ -186,8 +196,10 @@ def parse_table(state: Any, rules: str | Mapping[str, Any] | Rules | None = "gy-
     if not isinstance(indicators, list):
         raise ValueError("indicators (前后鸡/滚筒鸡) must be a list of tiles, in the order they were turned")
     indicators = tuple(_tile(t, "indicators (前后鸡/滚筒鸡 indicator tiles)") for t in indicators)
+    order = obj.get("discard_order")
+    discard_order = None if order is None else _discard_order(order)
     table = Table(rule_set, dealer, streak, players, outcome, flipped, first_1s, first_8p, gen_zhuang, weekday,
-                  indicators)
+                  indicators, discard_order)
     _check_table(table)
     return table
 
@@ -327,6 +339,23 @@ def _first_1s(value: Any, where: str = "first_1s") -> FirstOneS | None:
                      None if claimed_by is None else _seat(claimed_by, f"{where} claimed_by"))
 
 
+def _discard_order(value: Any) -> tuple[Discard, ...]:
+    """``[[seat, tile], [seat, tile, claimed_by], ...]``: every discard of the hand in the order made."""
+    where = "discard_order (every discard in the order made: [seat, tile] or [seat, tile, claimed_by])"
+    if not isinstance(value, list):
+        raise ValueError(f"{where} must be a list")
+    order = []
+    for entry in value:
+        if not isinstance(entry, (list, tuple)) or len(entry) not in (2, 3):
+            raise ValueError(f"{where}: {entry!r} is not [seat, tile] or [seat, tile, claimed_by]")
+        seat = _seat(entry[0], "discard_order seat")
+        claimer = None if len(entry) == 2 or entry[2] is None else _seat(entry[2], "discard_order claimed_by")
+        if claimer == seat:
+            raise ValueError(f"discard_order: P{seat} cannot claim his own discard")
+        order.append(Discard(seat, _tile(entry[1], "discard_order tile"), claimer))
+    return tuple(order)
+
+
 # ---- cross checks --------------------------------------------------------------------------------------------
 
 def _check_table(table: Table) -> None:
@@ -350,6 +379,8 @@ def _check_table(table: Table) -> None:
             raise ValueError(f"P{outcome.player} cannot win on {outcome.win_tile}: all 4 copies are in his own tiles")
     _check_first(table, table.first_1s, "1s", "first_1s")
     _check_first(table, table.first_8p, "8p", "first_8p")
+    if table.discard_order is not None:
+        _check_discard_order(table, table.discard_order)
 
 
 def table_counts(table: Table) -> list[int]:
@@ -462,6 +493,31 @@ def _check_first_draw(table: Table, win: Win) -> None:
     if w == table.dealer and any(p.river or p.melds for p in table.players):
         raise ValueError("first_draw as the dealer (天胡) is a win on the dealt 14 tiles, before any discard: "
                          "every river and meld must be empty")
+
+
+def _check_discard_order(table: Table, order: tuple[Discard, ...]) -> None:
+    """Each seat's discards in the order are its river, the tiles others claimed from it, and the tile it
+    fed a win (the last discard of the hand); a claim names a pong or kong of that tile made from that seat."""
+    win = table.outcome
+    fed = isinstance(win, Win) and win.discarder is not None and not win.robbed_kong
+    if fed and (not order or (order[-1].seat, order[-1].tile) != (win.discarder, win.win_tile)):
+        raise ValueError(f"discard_order must end with the tile that fed the win: [{win.discarder}, "
+                         f"\"{win.win_tile}\"]")
+    for seat, player in enumerate(table.players):
+        if player.not_ready:
+            continue
+        claimed = [m.tile for p in table.players for m in p.melds if m.source == seat and m.type != "concealed_kong"]
+        expected = sorted([*player.river, *claimed, *([win.win_tile] if fed and win.discarder == seat else [])])
+        given = sorted(d.tile for d in order if d.seat == seat)
+        if given != expected:
+            raise ValueError(f"discard_order lists P{seat}'s discards as {to_mpsz(given) or 'none'}, but his river, "
+                             f"the tiles claimed from him and a tile that fed the win make "
+                             f"{to_mpsz(expected) or 'none'}")
+    for d in order:
+        if d.claimed_by is not None and not any(m.tile == d.tile and m.source == d.seat
+                                                for m in table.players[d.claimed_by].melds):
+            raise ValueError(f"discard_order: P{d.claimed_by} claimed P{d.seat}'s {d.tile}, so P{d.claimed_by} "
+                             f"needs a pong or kong of {d.tile} from P{d.seat}")
 
 
 def _check_first(table: Table, first: FirstOneS | None, tile: str, where: str) -> None:

@@ -99,7 +99,7 @@ def add_hand(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--self-drawn", action="store_true", help="自摸: the winner drew the tile himself")
     p.add_argument("--flipped", metavar="TILE", help="翻鸡 indicator: the flipped tile (its next rank is a chicken)")
     _add_meld_option(p)
-    add_win_context_options(p, rules_help="rules preset (gy-normal, gy-reduced, liupanshui) or a JSON object "
+    add_win_context_options(p, rules_help="rules preset (gy-normal, gy-reduced, liupanshui, dushan) or a JSON object "
                                           "{\"preset\": ..., <rules key>: value}, e.g. '{\"dadiaoche\": 17}'")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_hand)
@@ -152,7 +152,7 @@ def run_hand(args: argparse.Namespace) -> int:
 def add_settle(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("settle", help="settle a whole table: hand fan, 豆 (kongs), 鸡 (chickens), next dealer")
     p.add_argument("table", help="table state JSON file (see scoring/settle.py; examples in tests/data/tables)")
-    p.add_argument("--rules", metavar="RULES", help="rules preset gy-normal, gy-reduced or liupanshui, or a JSON "
+    p.add_argument("--rules", metavar="RULES", help="rules preset gy-normal, gy-reduced, liupanshui or dushan, or a JSON "
                                                     "object {\"preset\": ..., <switch>: value}; replaces the file's "
                                                     "preset and adds to its rule overrides (zhuoji rules lists them)")
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -11,7 +11,7 @@ from scoring.hand import WIN_FLAGS
 def add_win_context_options(p: argparse.ArgumentParser, rules_help: str = "") -> None:
     """Rules preset and how the hand was won: shared by ``hand`` (text) and ``score`` (photo)."""
     p.add_argument("--rules", default="gy-normal",
-                   help=rules_help or "rules preset: gy-normal, gy-reduced, liupanshui")
+                   help=rules_help or "rules preset: gy-normal, gy-reduced, liupanshui, dushan")
     for name, (term, meaning) in WIN_FLAGS.items():
         p.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=f"{term}: {meaning}")
 

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-PRESETS = ["gy-normal", "gy-reduced", "liupanshui"]
+PRESETS = ["gy-normal", "gy-reduced", "liupanshui", "dushan"]
 
 
 def add_serve(sub: argparse._SubParsersAction) -> None:

@@ -48,7 +48,7 @@ def add_table(sub: argparse._SubParsersAction) -> None:
     a = action("new", "start a table", run_new)
     a.add_argument("name")
     a.add_argument("--players", required=True, metavar="A,B,C,D", help="four names, seats 0..3 in turn order")
-    a.add_argument("--rules", help="preset (gy-normal, gy-reduced, liupanshui) or a JSON object "
+    a.add_argument("--rules", help="preset (gy-normal, gy-reduced, liupanshui, dushan) or a JSON object "
                                    "'{\"preset\": \"gy-normal\", \"base\": 2}'")
     a.add_argument("--profile", help="start from a saved house profile instead of --rules")
     a.add_argument("--dealer", type=int, default=0, help="seat of the first dealer (庄家), default 0")
@@ -443,7 +443,7 @@ def add_chajiao(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--photo", nargs=2, action="append", default=[], metavar=("SEAT", "IMAGE"),
                    help="seat 0..3 and a photo of its tiles")
     p.add_argument("--rules", default="gy-normal",
-                   help="preset (gy-normal, gy-reduced, liupanshui) or a JSON object {\"preset\": ..., <switch>: value}")
+                   help="preset (gy-normal, gy-reduced, liupanshui, dushan) or a JSON object {\"preset\": ..., <switch>: value}")
     p.add_argument("--dealer", type=int, default=0, help="dealer seat (decides the next dealer), default 0")
     p.add_argument("--streak", type=int, default=1, help="连庄 count k of this hand, default 1")
     p.add_argument("--model", type=Path, help="ONNX model for photos (default: ZHUOJI_MODEL or the shipped one)")

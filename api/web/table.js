@@ -134,6 +134,9 @@ const PRESET_VALUES = {
                   chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
   liupanshui: { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: true,
                 chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "none", ...HOUSE_OFF },
+  // 独山 settles by its own rules (docs/rules.md#dushan): the Guiyang switches stay at these values under it.
+  dushan: { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
+            chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
 };
 
 function presetDefaults() {
