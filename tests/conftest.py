@@ -3,6 +3,7 @@ model for the text endpoints, one app whose detector always sees a known hand, a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +15,11 @@ from tests.api.support import WIN_ROW, ScriptedDetector, model_path
 from vision.detect import Detector
 
 NO_MODEL = "/nonexistent/model.onnx"
+
+
+def pytest_configure(config: pytest.Config) -> None:  # noqa: ARG001 - the hook's signature
+    # TestClient sends "Host: testserver", a name no real server has: the apps the tests build answer to it too.
+    os.environ.setdefault("ZHUOJI_ALLOWED_HOSTS", "testserver")
 
 
 def _serve(app) -> Iterator[TestClient]:

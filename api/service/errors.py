@@ -25,6 +25,9 @@ log = logging.getLogger("zhuoji.api")
 # HTTP status → code for Starlette's own errors (404 unknown path, 405 wrong method, 400 unparsable form).
 _HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
                415: "unsupported_media_type"}
+# The OpenAPI schema of that shape (``api.service.responses.ErrorResponse``), for answers documented after the
+# routes were made (quotas, the contract pass in ``api.service.contract``).
+ERROR_SCHEMA = {"$ref": "#/components/schemas/ErrorResponse"}
 
 
 class ApiError(Exception):

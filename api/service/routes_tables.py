@@ -32,6 +32,7 @@ from api.service.table_schemas import (
     TableOut,
     TableUpdated,
 )
+from api.service.table_store import unavailable
 from tables import (
     IdempotencyKeyReused,
     ProfileNotFound,
@@ -60,7 +61,7 @@ def _store(request: Request) -> TableStore:
     try:
         return request.app.state.tables.get()
     except StoreUnavailable as exc:
-        raise ApiError(503, "database_unavailable", str(exc)) from None
+        raise unavailable(exc) from None
 
 
 @contextmanager
@@ -73,7 +74,7 @@ def _errors() -> Iterator[None]:
     except IdempotencyKeyReused as exc:
         raise ApiError(422, "idempotency_key_reused", str(exc)) from None
     except StoreUnavailable as exc:
-        raise ApiError(503, "database_unavailable", str(exc)) from None
+        raise unavailable(exc) from None
     except ValueError as exc:
         raise ApiError(422, "invalid_round", str(exc)) from None
 
