@@ -55,10 +55,9 @@ def test_40_parallel_19_mb_uploads_from_a_send_then_read_client_are_all_answered
     with Retry-After, none a reset connection (before: 23 of 40 were reset). The bodies are no image (random
     bytes), so the admitted ones are answered 415 without the model's time."""
     body, content_type = _multipart(os.urandom(19 * MB))
-    with running_server({}) as (_, _, port):
-        with ThreadPoolExecutor(40) as pool:
-            answers = list(pool.map(lambda _: _post_whole_body_then_read(port, "/v1/detect", body, content_type),
-                                    range(40)))
+    with running_server({}) as (_, _, port), ThreadPoolExecutor(40) as pool:
+        answers = list(pool.map(lambda _: _post_whole_body_then_read(port, "/v1/detect", body, content_type),
+                                range(40)))
     statuses = [status for status, _ in answers]
     print(f"40 × 19 MB from http.client: {statuses.count(503)} answered 503 busy, {statuses.count(415)} admitted "
           f"(415: no image), {sum(isinstance(s, str) for s in statuses)} connection errors")
@@ -73,10 +72,10 @@ def test_a_refused_upload_on_a_slow_uplink_gets_its_answer_after_sending_it_all(
     refused from its headers, it still reads its 503 (before: the server answered at once, started the next
     request's header timeout and closed while the phone was still sending: the phone saw a reset)."""
     body, content_type = _multipart(os.urandom(12 * MB))
-    with running_server({"upload_bytes_in_flight": 1 * MB, "keep_alive_s": 1, "header_timeout_s": 2}) as (_, _, port):
-        with ThreadPoolExecutor(4) as pool:
-            answers = list(pool.map(lambda _: _post_whole_body_then_read(port, "/v1/detect", body, content_type,
-                                                                         seconds_per_mb=0.66), range(4)))
+    limits = {"upload_bytes_in_flight": 1 * MB, "keep_alive_s": 1, "header_timeout_s": 2}
+    with running_server(limits) as (_, _, port), ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: _post_whole_body_then_read(port, "/v1/detect", body, content_type,
+                                                                     seconds_per_mb=0.66), range(4)))
     statuses = [status for status, _ in answers]
     assert statuses.count(503) >= 3 and all(status in (415, 503) for status in statuses), statuses
 
