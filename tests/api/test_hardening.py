@@ -167,3 +167,12 @@ def test_docs_and_redoc_load_their_scripts_from_the_service(tmp_path):
             for src in scripts:
                 assert c.get(src).status_code == 200, src
             assert c.get(page).headers["Content-Security-Policy"].startswith("default-src 'self'")
+
+
+def test_a_405_names_every_method_of_the_path(tmp_path):
+    with TestClient(_app(tmp_path), base_url="http://localhost") as c:
+        for path, allow in (("/v1/tables", "GET, POST"), ("/v1/tables/abc/rounds/1", "DELETE, PUT"),
+                            ("/v1/hand", "POST"), ("/healthz", "GET")):
+            r = c.request("PATCH", path)
+            assert r.status_code == 405 and r.headers["Allow"] == allow, (path, r.headers.get("Allow"))
+            assert r.json()["error"]["code"] == "method_not_allowed"
