@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from api.service.app import create_app
 from pipeline.limits import Limits
 from pipeline.settings import Settings
+from tests.tables.support import draw_round
 
 NO_MODEL = "/nonexistent/model.onnx"
 PLAYERS = {"name": "Friday", "players": ["East", "South", "West", "North"]}
@@ -78,11 +79,12 @@ def test_round_writes_are_bounded_per_client_address(tmp_path):
     with TestClient(app, base_url="http://localhost", client=("203.0.113.9", 5000)) as c:
         table = c.post("/v1/tables", json=PLAYERS).json()
         rounds = f"/v1/tables/{table['id']}/rounds"
-        answers = [c.post(rounds, json={"round": {"draw": True}}).status_code for _ in range(4)]
-        assert answers[3] == 429, answers
-        assert answers[:3] != [429] * 3
-        r = c.delete(f"{rounds}/1")
+        answers = [c.post(rounds, json={"round": draw_round(), "expected_version": v}).status_code
+                   for v in (1, 2, 3, 4)]
+        assert answers == [201, 201, 201, 429], answers
+        r = c.delete(f"{rounds}/3", params={"expected_version": 4})  # an undo is a round write too
         assert r.status_code == 429 and 0 < int(r.headers["Retry-After"]) <= 60
+        assert c.get(f"/v1/tables/{table['id']}").json()["rounds"] == 3  # the refused writes wrote nothing
 
 
 def test_the_openapi_description_names_the_429(tmp_path):
