@@ -5,7 +5,7 @@ network) would otherwise script the service from the victim's browser with the b
 browser it is the same origin. Such requests carry ``Host: evil.example``: they get 400 ``invalid_host``.
 
 Answered: the loopback names (``localhost``, ``*.localhost``), the bound host, the machine's host name (also with
-``.local``, as phones on the home network see it via mDNS) and its fully qualified name, the names given by
+``.local``, as phones on the home network see it via mDNS), the names given by
 ``--allowed-host`` / ``ZHUOJI_ALLOWED_HOSTS`` (``*.example.com`` patterns allowed; ``*`` turns the check off), and
 any IP address literal: rebinding needs a name, and a browser at ``http://192.168.1.20:8000/`` has that address as
 its origin, so an address in ``Host`` is always the server's own as the browser sees it.
@@ -34,7 +34,7 @@ ANY_ADDRESS = {"0.0.0.0", "::", ""}
 def own_names(settings: Settings) -> list[str]:
     """The names the service answers to: loopback, the machine's names, the bound host, the configured ones."""
     hostname = socket.gethostname().lower()
-    names = ["localhost", "*.localhost", hostname, f"{hostname}.local", socket.getfqdn().lower()]
+    names = ["localhost", "*.localhost", hostname, f"{hostname}.local"]  # no getfqdn(): a DNS wait at start-up
     if settings.host not in ANY_ADDRESS:
         names.append(settings.host.lower())
     names += [name.lower() for name in settings.allowed_hosts]
