@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 
 from tests.api.test_bounded import HOST, running_server
@@ -118,3 +119,19 @@ def test_one_client_holding_idle_connections_leaves_room_for_everyone_else():
         finally:
             for s in hog:
                 s.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trusted", [True, False])
+def test_quotas_count_the_forwarded_client_only_behind_a_trusted_proxy(tmp_path, trusted):
+    """With the peer (127.0.0.1) a trusted proxy, ``X-Forwarded-For`` names the client: each forwarded address has
+    its own quota. Otherwise the header is ignored and every request counts for the peer."""
+    proxies = "127.0.0.1" if trusted else "10.9.8.7"
+    options = ["--forwarded-allow-ips", proxies, "--db", f"sqlite:///{tmp_path / 'tables.db'}"]
+    with running_server({"tables_per_hour": 1}, options) as (url, _, _):
+        def create(client: str) -> int:
+            return httpx.post(f"{url}/v1/tables", json={"name": "T", "players": ["A", "B", "C", "D"]},
+                              headers={"X-Forwarded-For": client}, timeout=10).status_code
+
+        answers = [create("203.0.113.1"), create("203.0.113.1"), create("203.0.113.2")]
+    assert answers == ([201, 429, 201] if trusted else [201, 429, 429])
