@@ -17,6 +17,11 @@ NO_MODEL = "/nonexistent/model.onnx"
 PLAYERS = {"name": "Friday", "players": ["East", "South", "West", "North"]}
 
 
+def key_headers(table: dict) -> dict[str, str]:
+    """A write to ``table`` carries its edit key, once tables have keys."""
+    return {"Authorization": f"Bearer {table['edit_key']}"} if "edit_key" in table else {}
+
+
 def _app(tmp_path, **settings) -> object:
     base = Settings(model=NO_MODEL, database_url=f"sqlite:///{tmp_path / 'tables.db'}")
     return create_app(settings=base.replace(**settings))
@@ -78,11 +83,11 @@ def test_round_writes_are_bounded_per_client_address(tmp_path):
     app = _app(tmp_path, limits=Limits(round_writes_per_minute=3))
     with TestClient(app, base_url="http://localhost", client=("203.0.113.9", 5000)) as c:
         table = c.post("/v1/tables", json=PLAYERS).json()
-        rounds = f"/v1/tables/{table['id']}/rounds"
-        answers = [c.post(rounds, json={"round": draw_round(), "expected_version": v}).status_code
+        rounds, auth = f"/v1/tables/{table['id']}/rounds", key_headers(table)
+        answers = [c.post(rounds, json={"round": draw_round(), "expected_version": v}, headers=auth).status_code
                    for v in (1, 2, 3, 4)]
         assert answers == [201, 201, 201, 429], answers
-        r = c.delete(f"{rounds}/3", params={"expected_version": 4})  # an undo is a round write too
+        r = c.delete(f"{rounds}/3", params={"expected_version": 4}, headers=auth)  # an undo is a round write too
         assert r.status_code == 429 and 0 < int(r.headers["Retry-After"]) <= 60
         assert c.get(f"/v1/tables/{table['id']}").json()["rounds"] == 3  # the refused writes wrote nothing
 
