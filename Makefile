@@ -44,6 +44,11 @@ postgresql:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q postgresql) \
 		|| echo "postgresql could not be installed: the PostgreSQL cases of tests/tables will skip"
 
+# The deployment test (tests/deploy) runs Debian's nginx in front of two replicas and a throwaway PostgreSQL.
+nginx:
+	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || (apt-get update -q && apt-get install -y -q nginx-light) \
+		|| echo "nginx could not be installed: the deployment test (tests/deploy) will skip"
+
 run: $(VENV)/.installed-run
 	$(BIN)/zhuoji serve --host $(HOST) --port $(PORT)
 
@@ -53,7 +58,7 @@ demo: $(VENV)/.installed-run
 	$(BIN)/zhuoji hand 2m3m4m5s6s7s8p8p8p3m3m6m7m --win 5m
 	$(BIN)/zhuoji settle tests/data/tables/e1.json
 
-test: $(VENV)/.installed-dev chromium postgresql fonts
+test: $(VENV)/.installed-dev chromium postgresql nginx fonts
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -65,4 +70,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_real_hands.py
 	$(BIN)/python benchmarks/bench_tables.py
 
-.PHONY: run demo test bench chromium postgresql fonts fonts-more
+.PHONY: run demo test bench chromium postgresql nginx fonts fonts-more

@@ -28,8 +28,11 @@ class Limits:
     body_idle_s: float = 20.0  # longest pause between two pieces of a body
     keep_alive_s: float = 5.0  # an idle keep-alive connection is closed after this
     max_connections: int = 1000  # open connections per process; more are closed at once
+    connections_per_client: int = 250  # of those, from one client address (trusted proxies excepted)
     upload_bytes_in_flight: int = 160 * MB  # photo bodies being received at once (declared, or 20 MB each if not)
     retry_after_s: int = 1  # what a 503 busy asks the client to wait
+    tables_per_hour: int = 120  # tables one client address may create per hour (429 beyond, per process)
+    round_writes_per_minute: int = 120  # round adds, edits and undos one client address may make per minute
 
     def replace(self, **changes: object) -> Limits:
         return dataclasses.replace(self, **changes)

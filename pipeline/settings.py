@@ -6,7 +6,8 @@ opened from settings.
 Environment variables: ``ZHUOJI_MODEL``, ``ZHUOJI_CLASSIFIER`` and ``ZHUOJI_BACK_CHECK`` (a path, or ``none``
 to go without), ``ZHUOJI_THREADS``, ``ZHUOJI_CONCURRENCY``, ``ZHUOJI_MAX_WAITING``, ``ZHUOJI_HOST``,
 ``ZHUOJI_PORT``, ``ZHUOJI_WORKERS``, ``ZHUOJI_DATABASE_URL``, ``ZHUOJI_ADMIN_KEY``, ``ZHUOJI_LIMITS`` (the service's bounds,
-``pipeline.limits``).
+``pipeline.limits``), ``ZHUOJI_ALLOWED_HOSTS`` (more names the service answers to, comma-separated) and
+``ZHUOJI_FORWARDED_ALLOW_IPS`` (the proxies whose ``X-Forwarded-For`` names the client, comma-separated).
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def _choice(value: str | os.PathLike | None) -> str | None:
     return None if text.lower() == "none" else (text or DEFAULT)
 
 
+def _names(text: str | None) -> tuple[str, ...]:
+    """``"a.example, b.example"`` → ``("a.example", "b.example")``."""
+    return tuple(name.strip() for name in (text or "").split(",") if name.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     model: Path = DEFAULT_MODEL
@@ -46,6 +52,8 @@ class Settings:
     # Lists every table and saves house profiles; None: nobody may. Kept out of repr (logs, tracebacks).
     admin_key: str | None = dataclasses.field(default=None, repr=False)
     limits: Limits = Limits()  # deadlines, timeouts, upload and connection caps of the HTTP service
+    allowed_hosts: tuple[str, ...] = ()  # Host names answered beyond the machine's own (api.service.hosts)
+    forwarded_allow_ips: str = "127.0.0.1,::1"  # trusted proxies (uvicorn's option): addresses, networks or *
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **flags: Any) -> Settings:
@@ -65,6 +73,8 @@ class Settings:
             "database_url": env.get("ZHUOJI_DATABASE_URL") or None,
             "admin_key": env.get("ZHUOJI_ADMIN_KEY") or None,
             "limits": limits_from_env(env),
+            "allowed_hosts": _names(env.get("ZHUOJI_ALLOWED_HOSTS")),
+            "forwarded_allow_ips": env.get("ZHUOJI_FORWARDED_ALLOW_IPS") or "127.0.0.1,::1",
         }
         given = {k: v for k, v in flags.items() if v is not None}
         for key in ("classifier", "back_check"):
@@ -72,6 +82,8 @@ class Settings:
                 given[key] = _choice(given[key])
         if "model" in given:
             given["model"] = Path(given["model"])
+        if "allowed_hosts" in given:
+            given["allowed_hosts"] = values["allowed_hosts"] + tuple(given["allowed_hosts"])
         return cls(**{**values, **given})
 
     def replace(self, **changes: Any) -> Settings:
@@ -92,6 +104,8 @@ class Settings:
         if self.admin_key:
             out["ZHUOJI_ADMIN_KEY"] = self.admin_key
         out[LIMITS_ENV] = limits_env(self.limits)
+        out["ZHUOJI_ALLOWED_HOSTS"] = ",".join(self.allowed_hosts)
+        out["ZHUOJI_FORWARDED_ALLOW_IPS"] = self.forwarded_allow_ips
         return out
 
 

@@ -8,12 +8,24 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from api.service import app as app_module
 from api.service.app import create_app
 from pipeline.settings import Settings, open_detector
 from tests.api.support import WIN_ROW, ScriptedDetector, model_path
 from vision.detect import Detector
 
 NO_MODEL = "/nonexistent/model.onnx"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _test_client_host() -> Iterator[None]:
+    """TestClient sends ``Host: testserver``, a name no real server has: every app the tests build answers to it
+    too, however its settings were made. (The allow-list itself is tested with real names and
+    ``base_url="http://localhost"``: tests/api/test_hardening.py.)"""
+    own_names = app_module.own_names
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(app_module, "own_names", lambda settings: [*own_names(settings), "testserver"])
+        yield
 
 
 def _serve(app) -> Iterator[TestClient]:

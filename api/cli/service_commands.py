@@ -26,12 +26,20 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--admin-key", metavar="KEY", help="the key that lists every table (GET /v1/tables) and saves "
                                                       "house profiles (default ZHUOJI_ADMIN_KEY, which keeps it out "
                                                       "of the process list; without one, nobody may)")
+    p.add_argument("--allowed-host", action="append", metavar="NAME",
+                   help="a Host name the service answers to beyond its own (loopback, this machine's names, any IP "
+                        "address), repeatable; e.g. the proxy's public name; '*.example.com' patterns, '*' for any "
+                        "(also ZHUOJI_ALLOWED_HOSTS, comma-separated)")
+    p.add_argument("--forwarded-allow-ips", metavar="ADDRESSES",
+                   help="the reverse proxies whose X-Forwarded-For names the client (quotas, connection share), "
+                        "comma-separated addresses or networks (default ZHUOJI_FORWARDED_ALLOW_IPS or "
+                        "127.0.0.1,::1)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                    help="change one of the service's bounds, repeatable (pipeline/limits.py): photo_deadline_s "
                         "(10), queue_wait_s (10), header_timeout_s (10), body_timeout_s (120), body_idle_s (20), "
-                        "keep_alive_s (5), max_connections (1000), upload_bytes_in_flight (160 MB), "
-                        "retry_after_s (1)")
+                        "keep_alive_s (5), max_connections (1000), connections_per_client (250), upload_bytes_in_flight "
+                        "(160 MB), retry_after_s (1), tables_per_hour (120), round_writes_per_minute (120)")
     p.set_defaults(func=run_serve)
 
 
@@ -44,7 +52,8 @@ def run_serve(args: argparse.Namespace) -> int:
         raise FileNotFoundError(f"model not found: {args.model}")
     settings = Settings.from_env(model=args.model.resolve() if args.model else None, host=args.host,
                                  port=args.port, workers=args.workers, threads=args.threads, database_url=args.db,
-                                 admin_key=args.admin_key or None)
+                                 admin_key=args.admin_key or None,
+                                 allowed_hosts=args.allowed_host, forwarded_allow_ips=args.forwarded_allow_ips)
     if args.limit:
         settings = settings.replace(limits=settings.limits.replace(**dict(parse_limit(t) for t in args.limit)))
     if not 1 <= settings.port <= 65535:

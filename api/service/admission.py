@@ -3,7 +3,8 @@ every body must arrive in bounded time.
 
 A pure ASGI middleware, outside FastAPI's body parsing, so that a refused upload is never read:
 
-- a photo request is refused (503 ``busy``, ``Retry-After``) when as many photo requests as the runner holds
+- a photo request is refused (503 ``busy``, ``Retry-After``; its body read and dropped first, so that a client
+  still sending reads the answer instead of a reset) when as many photo requests as the runner holds
   (running + queued) are already in, or when the bytes of the photo bodies being received would pass
   ``Limits.upload_bytes_in_flight`` (a body's declared ``Content-Length``, or the 20 MB limit when it declares
   none, reserved until it has arrived);
@@ -23,7 +24,7 @@ import anyio
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.service.errors import error_response
+from api.service.errors import HTTP_CODES, error_response
 from pipeline.limits import Limits
 
 
@@ -59,10 +60,7 @@ class AdmissionMiddleware:
             reserved = int(declared) if declared.isdigit() else self.body_limit(scope["path"])
             refusal = self._refusal(runner, reserved)
             if refusal is not None:
-                # No "Connection: close": the server drops the unread body as it arrives (nothing is kept) and the
-                # client, still sending, gets to read the answer instead of a reset connection.
-                headers = {"Retry-After": str(self.limits.retry_after_s)}
-                await error_response(503, "busy", refusal, headers=headers)(scope, receive, send)
+                await self._refuse(scope, receive, send, refusal)
                 return
             self.photo_requests += 1
             self.bytes_in_flight += reserved
@@ -78,6 +76,26 @@ class AdmissionMiddleware:
             release()
             if self.is_photo(scope["path"]):
                 self.photo_requests -= 1
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, refusal: str) -> None:
+        """503 busy, answered once the body has arrived, read and dropped as it comes (nothing is kept): a client
+        that sends its whole body before reading (Python's http.client, many phone stacks) gets to read the answer;
+        answered earlier, the connection's next timeout would close it under the client still sending, and the
+        client would see a reset. The body's own bounds hold while draining (size, pauses, total time)."""
+        drain = self._timed_receive(receive, lambda: None)
+        try:
+            while True:
+                message = await drain()
+                if message["type"] == "http.disconnect":
+                    return
+                if not message.get("more_body", False):
+                    break
+        except StarletteHTTPException as exc:  # too slow (408) or past the size limit (413)
+            await error_response(exc.status_code, HTTP_CODES[exc.status_code], exc.detail, headers={"Connection": "close"})(
+                scope, receive, send)
+            return
+        headers = {"Retry-After": str(self.limits.retry_after_s)}
+        await error_response(503, "busy", refusal, headers=headers)(scope, receive, send)
 
     def _refusal(self, runner: Any, size: int) -> str | None:
         if runner is not None and (self.photo_requests >= runner.capacity or runner.full()):

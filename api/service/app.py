@@ -18,11 +18,16 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from api.service.admission import AdmissionMiddleware
+from api.service.contract import document_contract
 from api.service.errors import install_error_handlers
+from api.service.headers import SecurityHeadersMiddleware
 from api.service.health import DEFAULT_CHECKS, version
 from api.service.health import router as health_router
+from api.service.hosts import HostAllowListMiddleware, own_names
+from api.service.quotas import QuotaMiddleware
 from api.service.routes_calibrate import router as calibrate_router
 from api.service.routes_scoring import router as scoring_router
 from api.service.routes_table_calibration import router as table_calibration_router
@@ -77,13 +82,18 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
             log.warning("no tile model, photo endpoints answer 503: %s", exc)
         yield
 
-    app = FastAPI(title="zhuoji — Guiyang 捉鸡 mahjong scorer", version=version(), lifespan=lifespan,
+    # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from the service itself, not from a CDN.
+    app = FastAPIOffline(title="zhuoji — Guiyang 捉鸡 mahjong scorer", version=version(), lifespan=lifespan,
                   description="Photo → tiles → hand type, fan, waits (听牌) and settlement for Guiyang 捉鸡 "
                               "mahjong. Tiles in MPSZ: 123m456p789s (m 万, p 筒, s 条). Errors: "
                               "`{\"error\": {\"code\", \"message\"}}`.")
-    # The last added runs first: the size limit from Content-Length, then admission, both before any reading.
+    # The last added runs first: the security headers (on every answer), the Host check, the write quotas, the size limit from
+    # Content-Length, then admission, all before any reading.
     app.add_middleware(AdmissionMiddleware, limits=limits, is_photo=is_photo_path, body_limit=body_limit)
     app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
+    app.add_middleware(QuotaMiddleware, limits=limits)
+    app.add_middleware(HostAllowListMiddleware, allowed_hosts=own_names(settings))
+    app.add_middleware(SecurityHeadersMiddleware)
     install_error_handlers(app)
     app.state.readiness_checks = dict(DEFAULT_CHECKS)  # other parts add theirs (e.g. "database")
     app.include_router(health_router)
@@ -111,6 +121,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
         return FileResponse(WEB / "favicon.svg", media_type="image/svg+xml")
 
     app.mount("/web", StaticFiles(directory=WEB), name="web")
+    document_contract(app)
     return app
 
 

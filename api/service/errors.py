@@ -23,8 +23,11 @@ from pipeline.errors import Refused
 log = logging.getLogger("zhuoji.api")
 
 # HTTP status → code for Starlette's own errors (404 unknown path, 405 wrong method, 400 unparsable form).
-_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
-               415: "unsupported_media_type"}
+HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 408: "request_timeout",
+              413: "payload_too_large", 415: "unsupported_media_type"}
+# The OpenAPI schema of that shape (``api.service.responses.ErrorResponse``), for answers documented after the
+# routes were made (quotas, the contract pass in ``api.service.contract``).
+ERROR_SCHEMA = {"$ref": "#/components/schemas/ErrorResponse"}
 
 
 class ApiError(Exception):
@@ -100,7 +103,7 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
 
 async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    code = HTTP_CODES.get(exc.status_code, "http_error")
     message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     if exc.status_code == 400 and "parsing the body" in message:
         message = "the request body could not be parsed (broken multipart form or JSON)"

@@ -38,6 +38,7 @@ from api.service.table_schemas import (
     TableOut,
     TableUpdated,
 )
+from api.service.table_store import unavailable
 from tables import (
     DuplicatePlayers,
     IdempotencyKeyReused,
@@ -74,7 +75,7 @@ def _store(request: Request) -> TableStore:
     try:
         return request.app.state.tables.get()
     except StoreUnavailable as exc:
-        raise ApiError(503, "database_unavailable", str(exc)) from None
+        raise unavailable(exc) from None
 
 
 @contextmanager
@@ -90,7 +91,7 @@ def _errors(invalid: str = "invalid_round") -> Iterator[None]:
     except TableFinished as exc:
         raise ApiError(409, "table_finished", str(exc)) from None
     except StoreUnavailable as exc:
-        raise ApiError(503, "database_unavailable", str(exc)) from None
+        raise unavailable(exc) from None
     except DuplicatePlayers as exc:
         raise ApiError(422, "duplicate_players", str(exc)) from None
     except InvalidProfile as exc:

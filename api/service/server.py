@@ -5,7 +5,10 @@ accepts any number of connections. :class:`GuardedH11Protocol` adds both bounds 
 
 - a request's headers must be complete within ``Limits.header_timeout_s`` of the connection opening (or of the
   previous answer on a keep-alive connection), else the connection is closed;
-- beyond ``Limits.max_connections`` open connections, a new one is closed at once.
+- beyond ``Limits.max_connections`` open connections, a new one is closed at once;
+- beyond ``Limits.connections_per_client`` open connections from one peer address, a new one from it is closed at
+  once, so one client holding idle connections cannot take the whole cap (and ``/healthz``) from everyone. A
+  trusted proxy (``--forwarded-allow-ips``) is exempt: every client behind it shares its address.
 
 Body timeouts are the application's (``api.service.admission``); behind a reverse proxy that buffers uploads (nginx,
 Caddy: api/README.md) slow clients never reach the process at all.
@@ -14,7 +17,9 @@ Caddy: api/README.md) slow clients never reach the process at all.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
+from collections import Counter
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -27,6 +32,7 @@ class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a header timeout and a connection cap (:class:`~pipeline.limits.Limits`)."""
 
     limits: Limits | None = None  # read once per process: worker processes start fresh
+    per_peer: Counter[str] = Counter()  # open connections per peer address, in this process
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -34,6 +40,7 @@ class GuardedH11Protocol(H11Protocol):
             GuardedH11Protocol.limits = limits_from_env()
         self._header_timer: asyncio.TimerHandle | None = None
         self._armed_cycle: object | None = None
+        self._peer: str | None = None  # counted in per_peer
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -41,6 +48,13 @@ class GuardedH11Protocol(H11Protocol):
         if len(self.connections) > self.limits.max_connections:
             transport.close()  # connection_lost forgets it
             return
+        peer = self.client[0] if self.client else None
+        if peer is not None and not _trusted(peer, self.config.forwarded_allow_ips):
+            if self.per_peer[peer] >= min(self.limits.connections_per_client, self.limits.max_connections):
+                transport.close()
+                return
+            self.per_peer[peer] += 1
+            self._peer = peer
         self._arm()
 
     def data_received(self, data: bytes) -> None:
@@ -56,6 +70,11 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._peer is not None:
+            self.per_peer[self._peer] -= 1
+            if not self.per_peer[self._peer]:
+                del self.per_peer[self._peer]
+            self._peer = None
         super().connection_lost(exc)
 
     def _arm(self) -> None:
@@ -75,6 +94,24 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.close()
 
 
+def _trusted(peer: str, proxies: str | list[str]) -> bool:
+    """Whether ``peer`` is one of uvicorn's ``forwarded_allow_ips`` (addresses, networks, ``*``)."""
+    entries = [e.strip() for e in (proxies.split(",") if isinstance(proxies, str) else proxies) if e.strip()]
+    if "*" in entries:
+        return True
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:  # a Unix socket's peer: local
+        return True
+    for entry in entries:
+        try:
+            if address in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def serve(settings: Settings, log_level: str) -> None:
     """``zhuoji serve``: uvicorn with the guarded protocol and ``settings.limits``."""
     import uvicorn
@@ -86,7 +123,8 @@ def serve(settings: Settings, log_level: str) -> None:
     options: dict[str, Any] = dict(host=settings.host, port=settings.port, log_level=log_level,
                                    timeout_graceful_shutdown=10, http="api.service.server:GuardedH11Protocol",
                                    timeout_keep_alive=limits.keep_alive_s,  # a float works: call_later
-                                   backlog=min(2048, limits.max_connections))
+                                   backlog=min(2048, limits.max_connections),
+                                   forwarded_allow_ips=settings.forwarded_allow_ips)
     if settings.workers == 1:
         uvicorn.run(create_app(settings=settings), **options)
         return

@@ -3,20 +3,28 @@
 The database URL comes from ``pipeline.settings.Settings.database_url`` (``--db`` or ``ZHUOJI_DATABASE_URL``);
 without one, the SQLite file in the user's data directory. The service opens the database on the first table
 request, not at start-up, so the scoring and photo endpoints work (and tests run) without one; a database
-that cannot be reached answers 503 and is tried again on the next request. ``/readyz`` asks a database
-server (PostgreSQL) whether it answers; a SQLite file is local and is only opened on first use.
+that cannot be reached answers 503 ``database_unavailable`` and is tried again on the next request; the answer
+never shows the database's URL, file or socket path (the server's log has the detail). ``/readyz`` asks a
+database server (PostgreSQL) whether it answers, and checks that a SQLite file could be opened (its folder is a
+folder, writable) without creating it.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
+from pathlib import Path
 
 import anyio
 import sqlalchemy as sa
 from fastapi import FastAPI
 
+from api.service.errors import ApiError
 from tables import StoreUnavailable, TableStore, default_database_url
 from tables.db import normalize_url
+
+log = logging.getLogger("zhuoji.api")
 
 
 class LazyStore:
@@ -28,7 +36,10 @@ class LazyStore:
     def get(self) -> TableStore:
         with self._lock:
             if self._store is None:
-                self._store = TableStore.open(self.url)
+                try:
+                    self._store = TableStore.open(self.url)
+                except (OSError, sa.exc.DBAPIError) as exc:  # a file where its folder should be, not a database
+                    raise StoreUnavailable(f"cannot open the database: {exc}") from None
             return self._store
 
     def close(self) -> None:
@@ -36,6 +47,24 @@ class LazyStore:
             if self._store is not None:
                 self._store.close()
                 self._store = None
+
+
+def unavailable(exc: StoreUnavailable) -> ApiError:
+    """The answer for a database that cannot be used: 503, the detail (paths, URLs) only in the server's log."""
+    log.warning("database unavailable: %s", exc)
+    return ApiError(503, "database_unavailable", "the database cannot be reached: retry in a moment; the server's "
+                                                 "log has the reason", headers={"Retry-After": "5"})
+
+
+def sqlite_usable(path: Path) -> bool:
+    """Whether SQLite could open or create ``path``: an existing file readable and writable, or else the nearest
+    existing folder above it a writable folder (the folders between are made on first use)."""
+    if path.exists():
+        return path.is_file() and os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK)
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
 
 
 async def database_answers(app: FastAPI) -> tuple[bool, str]:
@@ -46,6 +75,9 @@ async def database_answers(app: FastAPI) -> tuple[bool, str]:
     except (StoreUnavailable, sa.exc.ArgumentError):
         return False, "not a database URL"
     if local:
+        database = sa.engine.make_url(normalize_url(lazy.url)).database or ""
+        if not sqlite_usable(Path(database)):
+            return False, "the SQLite file cannot be opened or created (see the server's log on a table request)"
         return True, "SQLite file, opened on first use"
 
     def ping() -> None:

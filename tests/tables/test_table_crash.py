@@ -33,7 +33,10 @@ def _serve(db: Path, port: int, log: Path) -> subprocess.Popen:
     # No tile model: the text and table endpoints start at once (photo routes would answer 503).
     env = {**os.environ, "ZHUOJI_MODEL": "/nonexistent/model.onnx"}
     proc = subprocess.Popen([str(zhuoji), "serve", "--host", "127.0.0.1", "--port", str(port), "--db", str(db),
-                             "--log-level", "warning"], stdout=log.open("ab"), stderr=subprocess.STDOUT, env=env)
+                             "--log-level", "warning",
+                             # a burst of writes from one address, far past the write quota of a real table
+                             "--limit", "round_writes_per_minute=1000000"],
+                            stdout=log.open("ab"), stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
