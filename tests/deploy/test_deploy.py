@@ -141,8 +141,8 @@ def deployment() -> Iterator[dict[str, Any]]:
 
 
 def write_headers(table: dict[str, Any]) -> dict[str, str]:
-    """What a write to ``table`` carries: its edit key as a Bearer token once tables have keys."""
-    return {"Authorization": f"Bearer {table['edit_key']}"} if "edit_key" in table else {}
+    """What a write to ``table`` carries: its edit key as a Bearer token."""
+    return {"Authorization": f"Bearer {table['edit_key']}"}
 
 
 def test_a_table_played_through_the_proxy(deployment):
@@ -152,6 +152,12 @@ def test_a_table_played_through_the_proxy(deployment):
         table = r.json()
         auth = write_headers(table)
         rounds = f"/v1/tables/{table['id']}/rounds"
+        # Through the proxy, as on each replica: no key, no write; a wrong key, 403; the view id only reads.
+        assert http.post(rounds, json={"round": win_round(1), "expected_version": 1}).status_code == 401
+        assert http.post(rounds, json={"round": win_round(1), "expected_version": 1},
+                         headers={"Authorization": f"Bearer {table['view_id']}"}).status_code == 403
+        assert http.get(f"/v1/views/{table['view_id']}").json()["rounds"] == 0
+        assert http.get("/v1/tables").status_code == 401  # no public list
         r = http.post(rounds, json={"round": win_round(1), "expected_version": 1}, headers=auth)
         assert r.status_code == 201, r.text
         # Two writes based on the same version, one after the other: nginx sends them to different replicas
