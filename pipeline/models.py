@@ -8,6 +8,7 @@ client sent; tiles and rules are checked with the engine's own validators (``sco
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -23,9 +24,12 @@ from pydantic import (
 )
 
 from scoring.hand import WIN_FLAGS
+from scoring.ledger import Transfer
 from scoring.melds import Meld
-from scoring.rules import MAX_BASE, get_rules
-from scoring.tiles import tile_index
+from scoring.results import SeatResult, Settlement
+from scoring.rules import MAX_BASE, Rules, get_rules
+from scoring.table import Draw, FalseWin, FirstOneS, PassLockPenalty, Player, Table, Win, check_table
+from scoring.tiles import parse_tiles, tile_index
 
 
 def _tile(value: str) -> str:
@@ -59,6 +63,20 @@ class StrictModel(BaseModel):
 
 class OutModel(BaseModel):
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+
+def _engine(model: BaseModel, kind: type, **computed: Any) -> Any:
+    """The engine's frozen value ``kind`` (a dataclass) from a validated model: every field of ``kind`` the model
+    has under the same name (lists become tuples), then ``computed``, the fields that need more than a copy. New
+    fields named alike on both sides are carried without code here."""
+    names = {f.name for f in dataclasses.fields(kind)} - set(computed)
+    copied = {n: getattr(model, n) for n in type(model).model_fields if n in names}
+    return kind(**{n: tuple(v) if isinstance(v, list) else v for n, v in copied.items()}, **computed)
+
+
+def _tiles(value: str | list[str]) -> tuple[str, ...]:
+    """MPSZ text (order lost) or a list of tiles (order kept), both validated already."""
+    return tuple(parse_tiles(value)) if isinstance(value, str) else tuple(value)
 
 
 # ---------------------------------------------------------------------------------------------- errors
@@ -188,6 +206,11 @@ class TransferOut(OutModel):
     component: Literal["hand", "dou", "chicken"]
     reason: str
 
+    @classmethod
+    def of(cls, transfer: Transfer) -> TransferOut:
+        return cls(from_=transfer.payer, to=transfer.payee, fan=transfer.fan, component=transfer.component,
+                   reason=transfer.reason)
+
 
 class WinOut(OutModel):
     type: str
@@ -209,6 +232,15 @@ class PlayerSettlement(OutModel):
     dealer: bool
     win: WinOut | None
 
+    @classmethod
+    def of(cls, seat: SeatResult) -> PlayerSettlement:
+        win = None
+        if seat.win is not None:
+            ht = seat.win.hand_type
+            win = WinOut(type=ht.key, name=ht.name_zh, name_en=ht.name_en, fan=ht.fan, value=seat.win.value)
+        return cls(seat=seat.seat, ting=seat.ting, waits=list(seat.waits), hand=seat.hand, dou=seat.dou,
+                   chicken=seat.chicken, total=seat.total, burned=seat.burned, dealer=seat.dealer, win=win)
+
 
 # ------------------------------------------------------------------------------------------ settle in
 
@@ -225,6 +257,21 @@ class PlayerIn(StrictModel):
     not_ready: StrictBool = Field(False, description="黄牌 (draw) only: this player is not 叫牌 (not ready) and his "
                                                      "hand is not shown; give no tiles with it")
 
+    def to_player(self, seat: int) -> Player:
+        """The engine's player; ``ValueError`` (the engine's words) for tiles given with not_ready, or none without."""
+        where = f"P{seat}"
+        if self.not_ready:
+            given = sorted(k for k in self.model_fields_set if k != "not_ready")
+            if given:
+                raise ValueError(f"{where} is marked not_ready (not 叫牌, hand not shown), so give no "
+                                 f"{', '.join(given)}: either the tiles or not_ready")
+            return Player(concealed=(), melds=(), river=(), not_ready=True)
+        if self.concealed is None:
+            raise ValueError(f"{where} lacks 'concealed' (the tiles); at 黄牌 a hand not shown is "
+                             f"{{\"not_ready\": true}}")
+        return _engine(self, Player, concealed=_tiles(self.concealed), river=_tiles(self.river),
+                       melds=tuple(m.to_meld() for m in self.melds))
+
 
 class WinOutcome(StrictModel):
     type: Literal["win"]
@@ -238,9 +285,15 @@ class WinOutcome(StrictModel):
     first_draw: StrictBool = Field(False, description="天胡/地胡: self-drawn on the winner's first draw (the dealer: "
                                                       "his dealt 14); scores under the house rules tianhu/dihu")
 
+    def to_outcome(self) -> Win:
+        return _engine(self, Win, self_drawn=self.discarder is None if self.self_drawn is None else self.self_drawn)
+
 
 class DrawOutcome(StrictModel):
     type: Literal["draw"]
+
+    def to_outcome(self) -> Draw:
+        return Draw()
 
 
 class PassLockOutcome(StrictModel):
@@ -248,18 +301,27 @@ class PassLockOutcome(StrictModel):
     player: Seat
     win_tile: Tile
 
+    def to_outcome(self) -> PassLockPenalty:
+        return _engine(self, PassLockPenalty)
+
 
 class FalseWinOutcome(StrictModel):
     type: Literal["false_win"]
     player: Seat
 
+    def to_outcome(self) -> FalseWin:
+        return _engine(self, FalseWin)
+
 
 Outcome = Annotated[WinOutcome | DrawOutcome | PassLockOutcome | FalseWinOutcome, Field(discriminator="type")]
 
 
-class FirstOneS(StrictModel):
+class FirstOneSIn(StrictModel):
     discarder: Seat
     claimed_by: Seat | None = None
+
+    def to_first(self) -> FirstOneS:
+        return _engine(self, FirstOneS)
 
 
 class HandEnd(StrictModel):
@@ -269,11 +331,19 @@ class HandEnd(StrictModel):
     players: list[PlayerIn] = Field(min_length=4, max_length=4)
     outcome: Outcome
     flipped: Tile | None = Field(None, description="翻鸡 indicator F; null when the wall was empty")
-    first_1s: FirstOneS | None = None
-    first_8p: FirstOneS | None = Field(None, description="the first discarded 8p: a 冲锋鸡 under the house rule "
+    first_1s: FirstOneSIn | None = None
+    first_8p: FirstOneSIn | None = Field(None, description="the first discarded 8p: a 冲锋鸡 under the house rule "
                                                           "wuguji_chongfeng")
     gen_zhuang: StrictBool = Field(False, description="跟庄: the dealer's first discard was followed by all three; "
                                                       "paid under the house rule genzhuang")
+
+    def to_table(self, rules: Rules, **decided: Any) -> Table:
+        """The engine's table under ``rules``, cross-checked (``scoring.table.check_table``: ``ValueError`` with the
+        engine's words); ``decided``: what a table decides and this model does not carry (dealer, streak)."""
+        return check_table(_engine(
+            self, Table, rules=rules, players=tuple(p.to_player(seat) for seat, p in enumerate(self.players)),
+            outcome=self.outcome.to_outcome(), first_1s=self.first_1s and self.first_1s.to_first(),
+            first_8p=self.first_8p and self.first_8p.to_first(), **decided))
 
 
 class SettleRequest(HandEnd):
@@ -284,15 +354,29 @@ class SettleRequest(HandEnd):
     streak: StrictInt = Field(1, ge=1, le=1000, description="连庄 count k, this hand included")
     base: StrictInt | None = Field(None, ge=1, le=MAX_BASE, description="底分; default (or null) the rules' base")
 
+    def to_table(self, rules: Rules | None = None, **decided: Any) -> Table:
+        """The engine's table under this request's rules and 底分 (or ``rules``), dealer and streak."""
+        if rules is None:
+            rules = get_rules(self.rules)
+            rules = rules if self.base is None else dataclasses.replace(rules, base=self.base)
+        return super().to_table(rules, **decided)
+
 
 class SettleResponse(OutModel):
-    rules: dict[str, Any]
+    rules: Rules = Field(description="the rules settled under: the preset and every switch (RULES.md §9)")
     ledger: list[TransferOut]
     matrix: list[list[int]] = Field(description="matrix[i][j]: fan seat i pays seat j")
     players: list[PlayerSettlement]
     next_dealer: int
     next_streak: int
     explanation: list[str]
+
+    @classmethod
+    def of(cls, settlement: Settlement) -> SettleResponse:
+        return cls(rules=settlement.rules, ledger=[TransferOut.of(t) for t in settlement.ledger],
+                   matrix=settlement.matrix, players=[PlayerSettlement.of(p) for p in settlement.players],
+                   next_dealer=settlement.next_dealer, next_streak=settlement.next_streak,
+                   explanation=list(settlement.explanation))
 
 
 class RetakeReason(OutModel):

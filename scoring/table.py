@@ -158,6 +158,13 @@ def parse_table(state: Any, rules: str | Mapping[str, Any] | Rules | None = "gy-
     return table
 
 
+def check_table(table: Table) -> Table:
+    """The cross checks of :func:`parse_table` (tile counts, winners' hands, who can have done what) on a table built
+    from already validated values (``pipeline.models.SettleRequest.to_table``); the table itself when it passes."""
+    _check_table(table)
+    return table
+
+
 # ---- field parsers -------------------------------------------------------------------------------------------
 
 def _object(value: Any, where: str, allowed: set[str], required: tuple[str, ...] = ()) -> dict[str, Any]:

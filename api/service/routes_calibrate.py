@@ -4,21 +4,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, BinaryIO
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Request, UploadFile
 
-from api.service.routes_vision import ERRORS, _detector
-from api.service.uploads import checked_upload, decode_image
-from pipeline.calibration import calibrate_photo
-from vision.deadline import Deadline
-from vision.detect import Detector
+from api.service.deps import loaded_detector
+from api.service.routes_vision import ERRORS
+from api.service.uploads import checked_upload
+from pipeline.calibration import calibrate_bytes
 
 router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
-
-
-def _calibrate(detector: Detector, data: BinaryIO, deadline: Deadline | None = None) -> dict[str, Any]:
-    return calibrate_photo(detector, decode_image(data), deadline)
 
 
 @router.post("/calibrate", summary="Teach it your set: references from a photo of its 27 suited tiles")
@@ -30,5 +25,6 @@ async def post_calibrate(request: Request, image: Annotated[UploadFile, File(
     /v1/score to name tiles at that table with it too. A photo without 27 tiles in three rows of nine is a 422
     (``calibration_photo``) saying what was found."""
     data = await checked_upload(image)
-    detector = _detector(request)
-    return await request.app.state.runner.run(_calibrate, detector, data, is_disconnected=request.is_disconnected)
+    detector = loaded_detector(request)
+    return await request.app.state.runner.run(calibrate_bytes, detector, data,
+                                              is_disconnected=request.is_disconnected)

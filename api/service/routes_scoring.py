@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.service.errors import invalid_input
 from api.service.responses import ErrorResponse
-from pipeline.hand import DrawHand, analyze, chajiao, settle_table
+from pipeline.hand import analyze, chajiao_request, settle_table
 from pipeline.models import (
     ChajiaoRequest,
     ChajiaoResponse,
@@ -19,7 +18,6 @@ from pipeline.models import (
     SettleRequest,
     SettleResponse,
 )
-from scoring import parse_tiles
 
 ERRORS = {400: {"model": ErrorResponse, "description": "not JSON"},
           413: {"model": ErrorResponse, "description": "body over 1 MB"},
@@ -51,10 +49,4 @@ def post_settle(req: SettleRequest) -> SettleResponse:
 def post_chajiao(req: ChajiaoRequest) -> ChajiaoResponse:
     """Hands shown at 黄牌 (the wall ran out, nobody won): who is 叫牌 (ready), their waits and best fan, and
     who pays whom (RULES.md §8.7). Photos: ``POST /v1/chajiao/photos``."""
-    hands = []
-    for index, p in enumerate(req.players):
-        with invalid_input():
-            tiles = parse_tiles(p.concealed)
-        hands.append(DrawHand(seat=index if p.seat is None else p.seat, concealed=tiles, melds=p.melds,
-                              bao_ting=p.bao_ting))
-    return chajiao(hands, req.rules, req.dealer, req.streak)
+    return chajiao_request(req)
