@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from api.cli import main
-from api.live.loop import ReadingVoter, live
+from api.live.loop import live
+from pipeline.live import ReadingVoter
 from tests.api.support import SAMPLES, WIN_ROW, model_path, row_detections
 from vision.reading import Reading
 

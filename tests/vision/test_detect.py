@@ -341,9 +341,9 @@ def test_detect_cli_json_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFix
     code = main(["detect", str(SAMPLES[0]), str(bad), "--json", "--annotate", str(out)])
     captured = capsys.readouterr()
     assert code == 1  # one file failed, the other was still processed
-    line = json.loads(captured.out.strip().splitlines()[0])
-    assert line["image"] == str(SAMPLES[0]) and line["detections"]
-    assert set(line["detections"][0]) == {"tile", "box", "confidence"}
+    line = json.loads(captured.out.strip().splitlines()[0])  # the body of POST /v1/detect for the first photo
+    assert line["count"] == len(line["tiles"]) > 0 and set(line["image"]) == {"width", "height"}
+    assert set(line["tiles"][0]) == {"index", "tile", "box", "confidence", "alternatives"}
     assert "broken.jpg" in captured.err and "Traceback" not in captured.err
     assert (out / f"{SAMPLES[0].stem}.jpg").exists()
 
