@@ -13,9 +13,10 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from api.cli.options import add_win_context_options, win_flags
+from api.cli.output import print_model
 
 if TYPE_CHECKING:
     from pipeline.models import HandAnalysis, MeldIn, SettleResponse
@@ -23,11 +24,6 @@ if TYPE_CHECKING:
 
 class UserError(Exception):
     """A problem with the user's input: printed as a message, exit code 2."""
-
-
-def print_model(answer: BaseModel) -> None:
-    """A typed answer as one JSON line: exactly the body the HTTP service answers for the same question."""
-    print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False))
 
 
 MAX_JSON_BYTES = 1024 * 1024  # as the API's JSON limit: a whole table state is a few kB

@@ -162,7 +162,7 @@ def _read_round(path: str) -> dict[str, Any]:
 
 
 def _table_lines(table: TableRecord, rounds: list[RoundRecord] | None = None) -> list[str]:
-    from scoring.scorebook import outcome_words
+    from tables.export import outcome_words
 
     rules = table.rules if isinstance(table.rules, str) else json.dumps(table.rules, ensure_ascii=False)
     lines = [f"{table.name}  (id {table.id}, version {table.version}, {table.rounds} round(s), rules {rules})"]

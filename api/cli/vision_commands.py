@@ -40,7 +40,7 @@ def _add_turned_option(p: argparse.ArgumentParser, default: bool | None) -> None
 def run_detect(args: argparse.Namespace) -> int:
     import cv2
 
-    from api.cli import print_model
+    from api.cli.output import print_model
     from api.cli.paths import annotation_target
     from pipeline.files import read_photo_file
     from pipeline.photo import annotated_image, detect_response, find_tiles
@@ -152,7 +152,7 @@ def _print_reading(result: ReadResponse) -> None:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from api.cli import print_model
+    from api.cli.output import print_model
     from pipeline.photo import read_bytes, read_response
 
     detector, data, calibration = _photo_arg(args)
@@ -168,8 +168,8 @@ def run_read(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from api.cli import print_model
     from api.cli.options import win_flags
+    from api.cli.output import print_model
     from pipeline.models import ScoreContext
     from pipeline.photo import score_bytes
 
