@@ -9,7 +9,7 @@ client sent; tiles and rules are checked with the engine's own validators (``sco
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -30,6 +30,10 @@ from scoring.results import SeatResult, Settlement
 from scoring.rules import MAX_BASE, Rules, get_rules
 from scoring.table import Draw, FalseWin, FirstOneS, PassLockPenalty, Player, Table, Win, check_table
 from scoring.tiles import parse_tiles, tile_index
+
+if TYPE_CHECKING:  # the vision values the answers are made from; importing them would load OpenCV for text answers
+    from vision.layout import Layout, MeldGroup, PlacedTile
+    from vision.reading import Doubt, TileChange
 
 
 def _tile(value: str) -> str:
@@ -533,15 +537,100 @@ class CalibrationNote(OutModel):
                                      "longer fits the crop classifier (the photo was read without it)")
 
 
+class ChangeOut(OutModel):
+    """A box whose reading the rules changed."""
+
+    box: int
+    from_: str = Field(alias="from", description="the detector's name")
+    to: str = Field(description="the name the rules gave it")
+    p_from: float
+    p_to: float
+    reason: str
+
+    @classmethod
+    def of(cls, change: TileChange) -> ChangeOut:
+        return cls(box=change.box, from_=change.old, to=change.new, p_from=round(change.p_old, 3),
+                   p_to=round(change.p_new, 3), reason=change.reason)
+
+
+class DoubtOut(OutModel):
+    """A reading still uncertain: the boxes, the tile chosen (null: unknown) and the alternatives."""
+
+    boxes: list[int]
+    tile: str | None
+    alternatives: list[Alternative]
+    reason: str
+
+    @classmethod
+    def of(cls, doubt: Doubt) -> DoubtOut:
+        return cls(boxes=list(doubt.boxes), tile=doubt.tile, reason=doubt.reason,
+                   alternatives=[Alternative(tile=t, p=round(p, 3)) for t, p in doubt.alternatives])
+
+
+class PlacedOut(OutModel):
+    box: int
+    tile: str = Field(description="the detector's top-1 name")
+    turned: bool = Field(False, description="lies sideways (turned 90°, e.g. the claimed tile of a 碰 pong)")
+
+    @classmethod
+    def of(cls, placed: PlacedTile) -> PlacedOut:
+        return cls(box=placed.box, tile=placed.tile, turned=placed.turned)
+
+
+class MeldGroupOut(OutModel):
+    type: str
+    tile: str | None = Field(description="null: every tile face down (an unidentified 闷豆)")
+    tiles: list[PlacedOut]
+    missing: int = Field(description="tiles of the meld without a box")
+    confidence: float
+
+    @classmethod
+    def of(cls, group: MeldGroup) -> MeldGroupOut:
+        return cls(type=group.type, tile=group.tile, tiles=[PlacedOut.of(t) for t in group.tiles],
+                   missing=group.missing, confidence=round(group.confidence, 3))
+
+
+class UnassignedOut(OutModel):
+    box: int
+    reason: str
+
+
+class LayoutOut(OutModel):
+    """``vision.layout``'s grouping of the boxes in front of one player."""
+
+    seat: int | None
+    concealed: list[PlacedOut] = Field(description="the 手牌 concealed hand, left to right for the player")
+    melds: list[MeldGroupOut]
+    river: list[PlacedOut] = Field(description="牌河 discards in reading order")
+    indicator: PlacedOut | None = Field(description="the 翻鸡 tile lying apart")
+    unassigned: list[UnassignedOut]
+    tile_size: list[float] = Field(description="width along the row, depth across it, in pixels")
+    angle: float = Field(description="direction of the rows in degrees (x right, y down; clockwise positive)")
+    holes: int = Field(description="tile-sized gaps inside the concealed row")
+    confidence: dict[str, float] = Field(description="per part, 0..1 (concealed, river, indicator, orientation, "
+                                                     "hand)")
+    notes: list[str]
+
+    @classmethod
+    def of(cls, lay: Layout) -> LayoutOut:
+        return cls(seat=lay.seat, concealed=[PlacedOut.of(t) for t in lay.concealed],
+                   melds=[MeldGroupOut.of(m) for m in lay.melds], river=[PlacedOut.of(t) for t in lay.river],
+                   indicator=PlacedOut.of(lay.indicator) if lay.indicator else None,
+                   unassigned=[UnassignedOut(box=u.box, reason=u.reason) for u in lay.unassigned],
+                   tile_size=[round(lay.tile_size[0], 1), round(lay.tile_size[1], 1)], angle=round(lay.angle, 1),
+                   holes=lay.holes, confidence={k: round(v, 3) for k, v in lay.confidence.items()},
+                   notes=list(lay.notes))
+
+
 class ReadResponse(OutModel):
     image: ImageInfo
     tiles: list[ReadTile]
     hand: HandRead
     ok: bool = Field(description="no retake needed")
     retake: list[RetakeReason] = Field(description="why a new photo would help, in plain words")
-    changes: list[dict[str, Any]] = Field(description="boxes whose reading the rules changed")
-    doubtful: list[dict[str, Any]] = Field(description="readings still uncertain, with alternatives")
-    layout: dict[str, Any] = Field(description="vision.layout's grouping: concealed, melds, river, indicator")
+    changes: list[ChangeOut] = Field(description="boxes whose reading the rules changed")
+    doubtful: list[DoubtOut] = Field(description="readings still uncertain, with alternatives")
+    layout: LayoutOut = Field(description="vision.layout's grouping: concealed, melds, river, indicator")
     model: str
     seconds: float
     calibration: CalibrationNote | None = Field(None, description="the set's calibration, when one was asked for")

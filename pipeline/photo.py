@@ -24,13 +24,16 @@ from pipeline.images import decode_photo
 from pipeline.models import (
     Alternative,
     CalibrationNote,
+    ChangeOut,
     DetectedTile,
     DetectResponse,
+    DoubtOut,
     ErrorBody,
     HandAnalysis,
     HandRead,
     HandRequest,
     ImageInfo,
+    LayoutOut,
     MeldIn,
     MeldRead,
     ReadResponse,
@@ -204,8 +207,8 @@ def read_response(photo: Photo, model: str) -> ReadResponse:
     return ReadResponse(
         image=_image_info(photo.image, photo.full_size), tiles=tiles, hand=hand, ok=reading.ok,
         retake=[RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake],
-        changes=[c.to_json() for c in reading.changes], doubtful=[d.to_json() for d in reading.doubtful],
-        layout=lay.to_json(), model=model, seconds=round(photo.seconds, 3), calibration=photo.calibration)
+        changes=[ChangeOut.of(c) for c in reading.changes], doubtful=[DoubtOut.of(d) for d in reading.doubtful],
+        layout=LayoutOut.of(lay), model=model, seconds=round(photo.seconds, 3), calibration=photo.calibration)
 
 
 def annotated_jpeg(photo: Photo) -> str:

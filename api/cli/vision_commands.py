@@ -144,7 +144,7 @@ def _print_reading(result: ReadResponse) -> None:
     if hand.indicator:
         print(f"翻鸡 indicator: {hand.indicator}")
     for c in result.changes:
-        print(f"corrected by the rules: {c['from']} → {c['to']} ({c['reason']})")
+        print(f"corrected by the rules: {c.from_} → {c.to} ({c.reason})")
     for r in result.retake:
         print(f"retake? {r.code}: {r.message}")
     if result.calibration is not None:

@@ -109,6 +109,3 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
 
     app.mount("/web", StaticFiles(directory=WEB), name="web")
     return app
-
-
-app = create_app()
