@@ -137,7 +137,7 @@ def _read_round(path: str) -> dict[str, Any]:
     """A round from a file or stdin, checked by the API's model (strict types, unknown keys refused)."""
     from pydantic import ValidationError
 
-    from api.service.table_schemas import RoundIn
+    from pipeline.models import HandEnd
 
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -153,7 +153,7 @@ def _read_round(path: str) -> dict[str, Any]:
     if taken:
         raise ValueError(f"{path}: a round does not set {', '.join(taken)}: the table decides them")
     try:
-        return RoundIn.model_validate(data).model_dump(by_alias=True, exclude_unset=True)
+        return HandEnd.model_validate(data).model_dump(by_alias=True, exclude_unset=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "round"
@@ -380,10 +380,10 @@ def _seat(text: str, option: str) -> int:
 
 
 def run_chajiao(args: argparse.Namespace) -> int:
-    from api.service.errors import ApiError
-    from api.service.uploads import decode_image
+    from api.cli.output import print_model
+    from pipeline.files import read_photo_file
     from pipeline.hand import chajiao, text_hand
-    from pipeline.photo import photo_hand, read_photo
+    from pipeline.photo import photo_hand_bytes
 
     if not 0 <= args.dealer <= 3 or not 1 <= args.streak <= 1000:
         raise ValueError("--dealer is a seat 0..3 and --streak a whole number 1..1000")
@@ -396,22 +396,19 @@ def run_chajiao(args: argparse.Namespace) -> int:
         raise ValueError(f"give 2 to 4 hands (--hand SEAT TILES or --photo SEAT IMAGE), not {len(given)}")
     detector = None
     hands = []
-    try:
-        for seat, kind, value in sorted(given):
-            if kind == "hand":
-                hands.append(text_hand(seat, value))
-                continue
-            image = decode_image(Path(value).read_bytes(), f"photo{seat}")
-            if detector is None:
-                from pipeline.settings import Settings, open_detector
+    for seat, kind, value in sorted(given):
+        if kind == "hand":
+            hands.append(text_hand(seat, value))
+            continue
+        data = read_photo_file(value)
+        if detector is None:
+            from pipeline.settings import Settings, open_detector
 
-                detector = open_detector(Settings.from_env(model=args.model))
-            hands.append(photo_hand(read_photo(detector, image).reading, seat))
-        result = chajiao(hands, args.rules, args.dealer, args.streak)
-    except ApiError as exc:  # an image the service would refuse (corrupt, too large)
-        raise ValueError(exc.message) from None
+            detector = open_detector(Settings.from_env(model=args.model))
+        hands.append(photo_hand_bytes(detector, seat, data))  # refused as the service refuses photo{seat}
+    result = chajiao(hands, args.rules, args.dealer, args.streak)
     if args.json:
-        _print_json(result.model_dump(mode="json", by_alias=True))
+        print_model(result)  # the body of POST /v1/chajiao/photos for the same hands
         return 0
     for row in result.players:
         if not row.given:
