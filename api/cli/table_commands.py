@@ -15,14 +15,28 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from api.cli.output import print_model
+from pipeline.table_models import (
+    CalibrationOut,
+    ProfileList,
+    ProfileOut,
+    RoundAdded,
+    RoundOut,
+    TableCalibration,
+    TableList,
+    TableOut,
+    TableShown,
+    TableUpdated,
+)
+
 if TYPE_CHECKING:
-    from tables import RoundRecord, TableRecord, TableStore
+    from tables import CalibrationRecord, RoundRecord, TableRecord, TableStore
 
 PRESETS = ["gy-normal", "gy-reduced", "liupanshui"]
 
 
-def _print_json(obj: object) -> None:
-    print(json.dumps(obj, ensure_ascii=False))
+def _calibration_out(kept: CalibrationRecord | None, problem: str | None) -> CalibrationOut | None:
+    return None if kept is None else CalibrationOut.model_validate({**kept.to_dict(), "recalibrate": problem})
 
 
 # ------------------------------------------------------------------------------ zhuoji table
@@ -186,7 +200,7 @@ def run_new(args: argparse.Namespace) -> int:
     store = _open(args)
     table = _call(store.create_table, args.name, players, _rules_arg(args.rules), args.dealer, args.profile)
     if args.json:
-        _print_json(table.to_dict())
+        print_model(TableOut.model_validate(table.to_dict()))  # the body of POST /v1/tables
     else:
         print("\n".join(_table_lines(table)))
         print(f"table {table.id} stored in {store.location}")
@@ -199,8 +213,8 @@ def run_list(args: argparse.Namespace) -> int:
     store = _open(args)
     tables, total = _call(store.list_tables, args.limit, args.offset)
     if args.json:
-        _print_json({"tables": [t.to_dict() for t in tables], "total": total, "limit": args.limit,
-                     "offset": args.offset})
+        print_model(TableList(tables=[TableOut.model_validate(t.to_dict()) for t in tables], total=total,
+                              limit=args.limit, offset=args.offset))
         return 0
     print(f"database: {store.location} ({total} table(s))")
     for t in tables:
@@ -218,8 +232,10 @@ def run_show(args: argparse.Namespace) -> int:
 
     problem = calibration_problem_here(kept)
     if args.json:
-        _print_json({"table": table.to_dict(), "rounds": [r.to_dict() for r in rounds],
-                     "calibration": None if kept is None else {**kept.to_dict(), "recalibrate": problem}})
+        # the bodies of GET /v1/tables/{id}, …/rounds and …/calibration in one
+        print_model(TableShown(table=TableOut.model_validate(table.to_dict()),
+                               rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds],
+                               calibration=_calibration_out(kept, problem)))
     else:
         lines = _table_lines(table, rounds)
         print("\n".join([lines[0], "  " + calibration_words(kept, problem), *lines[1:]]))
@@ -231,7 +247,7 @@ def run_round(args: argparse.Namespace) -> int:
     store = _open(args)
     answer, replayed = _call(store.add_round, args.id, round_, args.expected_version, args.key)
     if args.json:
-        _print_json(answer)
+        print_model(RoundAdded.model_validate(answer))  # the body of POST /v1/tables/{id}/rounds
         return 0
     from tables import TableRecord
 
@@ -244,7 +260,7 @@ def run_round(args: argparse.Namespace) -> int:
 
 def _changed(args: argparse.Namespace, table: TableRecord, what: str) -> int:
     if args.json:
-        _print_json({"table": table.to_dict()})
+        print_model(TableUpdated(table=TableOut.model_validate(table.to_dict())))
     else:
         print(what)
         print("\n".join(_table_lines(table)))
@@ -313,8 +329,8 @@ def run_table_calibrate(args: argparse.Namespace) -> int:
         what = "calibration kept with the table: its photos (read/score --table) are named with it"
     problem = calibration_problem_here(kept, getattr(args, "model", None))
     if args.json:
-        _print_json({"calibration": None if kept is None else {**kept.to_dict(), "recalibrate": problem},
-                     "table": table.to_dict()})
+        print_model(TableCalibration(calibration=_calibration_out(kept, problem),
+                                     table=TableOut.model_validate(table.to_dict())))
         return 0
     print(what)
     print(calibration_words(kept, problem))
@@ -328,7 +344,7 @@ def run_profile(args: argparse.Namespace) -> int:
     store = _open(args)
     profile = _call(store.save_profile, args.name, _rules_arg(args.rules), args.from_table)
     if args.json:
-        _print_json(profile.to_dict())
+        print_model(ProfileOut.model_validate(profile.to_dict()))
     else:
         print(f"house profile {profile.name!r} saved: {json.dumps(profile.rules, ensure_ascii=False)}")
     return 0
@@ -338,7 +354,7 @@ def run_profiles(args: argparse.Namespace) -> int:
     store = _open(args)
     profiles = _call(store.list_profiles)
     if args.json:
-        _print_json({"profiles": [p.to_dict() for p in profiles]})
+        print_model(ProfileList(profiles=[ProfileOut.model_validate(p.to_dict()) for p in profiles]))
     else:
         for p in profiles:
             print(f"{p.name}: {json.dumps(p.rules, ensure_ascii=False)}")

@@ -17,9 +17,9 @@ from starlette.concurrency import run_in_threadpool
 from api.service.deps import loaded_detector, stale_answer, store_errors, table_store
 from api.service.errors import ApiError
 from api.service.routes_tables import ERRORS
-from api.service.table_schemas import CalibrationOut, TableCalibration, TableOut
 from api.service.uploads import checked_upload
 from pipeline.calibration import calibrate_bytes, calibration_problem, check_calibration_json
+from pipeline.table_models import CalibrationOut, TableCalibration, TableOut
 from tables import CalibrationRecord, StaleVersion, TableRecord, TableStore
 
 router = APIRouter(prefix="/v1", tags=["tables"], responses=ERRORS)

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from api.service.deps import stale_answer, store_errors, table_store
 from api.service.errors import ApiError
 from api.service.responses import ErrorResponse
-from api.service.table_schemas import (
+from pipeline.table_models import (
     ProfileIn,
     ProfileList,
     ProfileOut,

@@ -1,4 +1,5 @@
-"""Pydantic models of the table API (``/v1/tables``, ``/v1/profiles``): what the page and the CLI send and get.
+"""Typed values of the tables that keep score (``/v1/tables``, ``/v1/profiles`` and ``zhuoji table``): what the page
+and the command line send and get, the same models on both sides.
 
 A round is the ``/v1/settle`` body without ``rules``, ``dealer``, ``streak`` and ``base``: the table decides
 those (its rules; the dealer 庄家 and 连庄 streak carried from the rounds before).
@@ -8,13 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, StrictInt, StrictStr
+from pydantic import Field, StrictInt, StrictStr, field_serializer
 
 from pipeline.models import (
     ErrorBody,
     HandEnd,
     OutModel,
+    Preset,
     RulesSpec,
+    RuleValue,
     Seat,
     SettleResponse,
     StrictModel,
@@ -40,7 +43,7 @@ class TableOut(OutModel):
     id: str
     name: str
     players: list[str]
-    rules: Any = Field(description="preset or {\"preset\", …overrides}, as given")
+    rules: Preset | dict[str, RuleValue] = Field(description="preset or {\"preset\", …overrides}, as given")
     dealer: int = Field(description="who deals the next hand (庄家)")
     streak: int = Field(description="连庄 count of the next hand: hands in a row this dealer deals, it included")
     rounds: int = Field(description="rounds played")
@@ -70,7 +73,7 @@ class RoundAdded(OutModel):
 
 class RoundOut(OutModel):
     number: int
-    round: dict[str, Any] = Field(description="as entered")
+    round: RoundIn = Field(description="as entered")
     settlement: SettleResponse
     dealer: int = Field(description="who dealt this round")
     streak: int = Field(description="连庄 count of this round")
@@ -79,6 +82,11 @@ class RoundOut(OutModel):
     engine_version: str
     created_at: str
     updated_at: str
+
+    @field_serializer("round")
+    def _as_entered(self, round_: RoundIn) -> dict[str, Any]:
+        # the keys the client gave, no defaults added: a round reads back as it was entered
+        return round_.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class RoundList(OutModel):
@@ -103,7 +111,7 @@ class ProfileIn(StrictModel):
 
 class ProfileOut(OutModel):
     name: str
-    rules: Any
+    rules: Preset | dict[str, RuleValue]
     created_at: str
     updated_at: str
 
@@ -135,3 +143,11 @@ class CalibrationOut(OutModel):
 class TableCalibration(OutModel):
     calibration: CalibrationOut | None = Field(description="null when the table has none")
     table: TableOut
+
+
+class TableShown(OutModel):
+    """``zhuoji table show --json``: the bodies of ``GET /v1/tables/{id}``, ``…/rounds`` and ``…/calibration``."""
+
+    table: TableOut
+    rounds: list[RoundOut]
+    calibration: CalibrationOut | None
