@@ -306,7 +306,7 @@ def score_bytes(detector: Detector, data: bytes | BinaryIO, ctx: ScoreContext,
 
 
 def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:
-    """Score the hand a read photo shows under ``ctx`` (the scoring half of ``score_photo``)."""
+    """Score the hand a read photo shows under ``ctx`` (the scoring half of :func:`score_bytes`)."""
     req, assumptions, analysis, problem = score_hand(photo.reading, ctx)
     return ScoreResponse(**dict(read_response(photo, model)), context=ctx, hand_request=req,
                          assumptions=assumptions, analysis=analysis, score_error=problem,
