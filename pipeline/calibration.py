@@ -13,7 +13,7 @@ import numpy as np
 
 from pipeline.errors import Refused
 from pipeline.images import decode_photo
-from pipeline.models import CalibrationNote
+from pipeline.models import CalibrationFile, CalibrationNote, DisagreedTile
 from vision.calibrate import (
     MAX_FILE_BYTES,
     SUITED,
@@ -36,7 +36,7 @@ from vision.files import read_file
 MAX_CALIBRATION = 200_000  # characters: 27 × 4 × 256 float16 numbers in base64 are about 74,000
 
 
-def calibrate_photo(detector: Detector, image: np.ndarray, deadline: Deadline | None = None) -> dict[str, Any]:
+def calibrate_photo(detector: Detector, image: np.ndarray, deadline: Deadline | None = None) -> CalibrationFile:
     """``zhuoji calibrate`` and ``POST /v1/calibrate``: the calibration JSON of a photo of the set's 27 suited tiles
     in three rows (both looks of the detector, as a scored hand gets); refused (``calibration_photo``) with what
     was found when the photo does not show them so. ``deadline``: checked between model runs."""
@@ -49,13 +49,13 @@ def calibrate_photo(detector: Detector, image: np.ndarray, deadline: Deadline | 
         grid = find_grid(dets)  # the same 27 boxes in tile order: which the networks named otherwise
     except CalibrationError as exc:
         raise Refused("calibration_photo", str(exc)) from None
-    made["disagreed"] = [{"tile": CLASS_NAMES[k], "read_as": grid.names[k]}
-                         for k in range(SUITED) if int(grid.class_id[k]) != k]
-    return made
+    disagreed = [DisagreedTile(tile=CLASS_NAMES[k], read_as=grid.names[k])
+                 for k in range(SUITED) if int(grid.class_id[k]) != k]
+    return CalibrationFile(**made, disagreed=disagreed)
 
 
 def calibrate_bytes(detector: Detector, data: bytes | BinaryIO, field: str = "image",
-                    deadline: Deadline | None = None) -> dict[str, Any]:
+                    deadline: Deadline | None = None) -> CalibrationFile:
     """:func:`calibrate_photo` on a photo's bytes (decoded here, ``pipeline.images``): what ``POST /v1/calibrate``,
     ``POST /v1/tables/{id}/calibrate`` and ``zhuoji calibrate`` / ``zhuoji table calibrate`` run."""
     image, _ = decode_photo(data, field)

@@ -528,6 +528,26 @@ class HandRead(OutModel):
     complete: bool | None = Field(description="the 14 tiles form a complete hand (成牌); null unless 14")
 
 
+class DisagreedTile(OutModel):
+    tile: str = Field(description="the tile at this place of the calibration photo")
+    read_as: str = Field(description="what the networks named it without the calibration")
+
+
+class CalibrationFile(OutModel):
+    """A set's calibration ("teach it your set"): what ``POST /v1/calibrate`` answers and ``zhuoji calibrate``
+    writes, to send back as the ``calibration`` form field or keep with a table."""
+
+    version: int
+    tiles: list[str] = Field(description="the 27 suited tiles 1m … 9s, the references' order")
+    kind: Literal["features", "probs"] = Field(description="which output of the crop classifier the references are")
+    model: str = Field(description="the crop classifier it was made with: a retrained one needs a new photo")
+    model_sha256: str | None = Field(None, description="the SHA-256 of that classifier's file")
+    shape: list[int] = Field(description="[27, quarter turns, length of one reference]")
+    agreement: float = Field(description="share of the 27 tiles the networks named as their place says")
+    references_f16: str = Field(description="the references as float16 numbers, base64")
+    disagreed: list[DisagreedTile] = Field(default_factory=list, description="the tiles the networks named otherwise")
+
+
 class CalibrationNote(OutModel):
     """Whether a set's calibration ("teach it your set") named the tiles of this photo, and if not, why."""
 

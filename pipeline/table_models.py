@@ -12,6 +12,8 @@ from typing import Any
 from pydantic import Field, StrictInt, StrictStr, field_serializer
 
 from pipeline.models import (
+    CalibrationFile,
+    DisagreedTile,
     ErrorBody,
     HandEnd,
     OutModel,
@@ -120,11 +122,6 @@ class ProfileList(OutModel):
     profiles: list[ProfileOut]
 
 
-class DisagreedTile(OutModel):
-    tile: str = Field(description="the tile at this place of the calibration photo")
-    read_as: str = Field(description="what the networks named it without the calibration")
-
-
 class CalibrationOut(OutModel):
     """A table's calibration of its own tile set ("teach it your set"), without its references unless asked."""
 
@@ -137,7 +134,7 @@ class CalibrationOut(OutModel):
     created_at: str
     recalibrate: str | None = Field(None, description="why it no longer fits the service's crop classifier (the "
                                                       "models were retrained): photos are read without it")
-    calibration: dict[str, Any] | None = Field(None, description="the calibration JSON itself (?full=true)")
+    calibration: CalibrationFile | None = Field(None, description="the calibration JSON itself (?full=true)")
 
 
 class TableCalibration(OutModel):

@@ -17,20 +17,20 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
+    from api.cli.output import print_model
     from pipeline.calibration import calibrate_bytes
     from pipeline.files import read_photo_file
     from pipeline.settings import Settings, open_detector
 
     data = read_photo_file(args.image)  # no such file, a folder, a FIFO: one line and exit 2
     calibration = calibrate_bytes(open_detector(Settings.from_env(model=args.model)), data, str(args.image))
-    text = json.dumps(calibration)  # the body of POST /v1/calibrate
     if args.out is None:
-        print(text)
+        print_model(calibration)  # the body of POST /v1/calibrate
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text + "\n", encoding="utf-8")
-    print(f"{args.out}: references of the 27 tiles ({calibration['kind']} of {calibration['model']}); the networks "
-          f"named {round(calibration['agreement'] * 27)} of 27 as their place says")
+    args.out.write_text(json.dumps(calibration.model_dump(mode="json"), ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{args.out}: references of the 27 tiles ({calibration.kind} of {calibration.model}); the networks "
+          f"named {round(calibration.agreement * 27)} of 27 as their place says")
     return 0
 
 

@@ -58,7 +58,8 @@ def calibration_json(args: argparse.Namespace) -> dict[str, Any]:
     if args.image.suffix.lower() == ".json":
         return calibration_file_json(args.image)
     data = read_photo_file(args.image)  # no such file, a folder, a FIFO: one line and exit 2
-    return calibrate_bytes(open_detector(Settings.from_env(model=args.model)), data, str(args.image))
+    return calibrate_bytes(open_detector(Settings.from_env(model=args.model)), data, str(args.image)).model_dump(
+        mode="json")
 
 
 def add_table_option(p: argparse.ArgumentParser) -> None:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, File, Request, UploadFile
 
@@ -12,13 +12,14 @@ from api.service.deps import loaded_detector
 from api.service.routes_vision import ERRORS
 from api.service.uploads import checked_upload
 from pipeline.calibration import calibrate_bytes
+from pipeline.models import CalibrationFile
 
 router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
 
 
 @router.post("/calibrate", summary="Teach it your set: references from a photo of its 27 suited tiles")
 async def post_calibrate(request: Request, image: Annotated[UploadFile, File(
-        description="the 27 suited tiles face up in three rows: 1–9m, 1–9p, 1–9s")]) -> dict[str, Any]:
+        description="the 27 suited tiles face up in three rows: 1–9m, 1–9p, 1–9s")]) -> CalibrationFile:
     """Finds the 27 tiles, names each by its place (row = suit, position = rank; the rows may come in any order and
     the photo upside down), and returns the set's references: per tile, the crop classifier's features of its crop
     at four quarter turns (float16, base64). Send this JSON as the ``calibration`` form field of /v1/read or

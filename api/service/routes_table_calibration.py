@@ -86,7 +86,8 @@ async def post_calibrate(request: Request, table_id: str, image: Annotated[Uploa
     detector = loaded_detector(request)
     calibration = await request.app.state.runner.run(calibrate_bytes, detector, data,
                                                      is_disconnected=request.is_disconnected)
-    return await run_in_threadpool(_keep, request, store, table_id, calibration, expected_version)
+    return await run_in_threadpool(_keep, request, store, table_id, calibration.model_dump(mode="json"),
+                                   expected_version)
 
 
 @router.delete("/tables/{table_id}/calibration", response_model=TableCalibration,

@@ -363,6 +363,7 @@ def test_the_turned_look_is_the_same_reading_whichever_way_up_the_photo_is() -> 
     np.testing.assert_allclose(upright.confidence, upside_down.confidence[match], atol=0.03)
 
 
+@pytest.mark.slow
 @needs_model
 def test_tiled_inference_maps_crop_boxes_back_to_the_photo() -> None:
     # A 4×3 mosaic of one sample photo: about 2560×1920, tiles small relative to the whole.

@@ -35,6 +35,7 @@ def exact(scene_seed: int, noise: tuple[str, ...] = (), **pins: object) -> tuple
 # --------------------------------------------------------------------------------------------- rates
 
 
+@pytest.mark.slow
 def test_clean_layouts_group_exactly_at_least_99_percent() -> None:
     rate = grouping_rate((), 1500, seed=10_000)
     assert rate >= 0.99, f"clean grouping rate {rate:.3f}"

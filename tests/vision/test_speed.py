@@ -193,6 +193,7 @@ def test_boxes_of_a_reduced_decode_are_in_the_photos_pixels(tmp_path: Path):
     assert (reduced.class_id[order_r] == full.class_id[order_f]).mean() >= 0.9
 
 
+@pytest.mark.slow
 @needs_model
 def test_the_turned_look_runs_only_for_doubtful_tiles():
     from vision.detect import Detector, doubtful
