@@ -328,6 +328,7 @@ def test_decompositions_are_valid_and_distinct(hand, extra):
         assert _group_counts(d.groups()) == full
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(ready_hands())
 def test_ready_hands_match_brute_force(hand):

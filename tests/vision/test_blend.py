@@ -56,6 +56,7 @@ def test_blend_of_the_shipped_checkpoint_with_itself_is_the_same_network(tmp_pat
         assert torch.allclose(a[key], b[key], atol=1e-3), key
 
 
+@pytest.mark.slow
 def test_a_crop_classifier_blend_halfway_is_the_mean_and_exports(tmp_path: Path) -> None:
     from vision.training.train_classify import build_model, export_onnx
 

@@ -148,6 +148,7 @@ def test_the_shipped_int8_detector_finds_what_the_float_one_finds() -> None:
     assert total >= 150 and matched >= 0.95 * total and same >= 0.95 * matched, (total, matched, same)
 
 
+@pytest.mark.slow
 def test_the_shipped_int8_classifier_names_tiles_as_the_float_one() -> None:
     if not INT8_CLASSIFIER.is_file():
         pytest.skip("no shipped int8 classifier")
