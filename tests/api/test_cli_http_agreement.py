@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 import pipeline.settings
 from api.cli import main
 from api.service.app import create_app
-from tests.api.support import WIN_ROW, ScriptedDetector, blank_photo
+from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, blank_photo
 from tests.scoring.settle_tables import example
 from tests.tables.support import draw_round, win_round
 
@@ -209,3 +209,15 @@ def test_table_commands(service, capsys, tmp_path):
     profile = cli_json(capsys, "table", "profile", "house", "--from-table", table_id, "--db", db, "--json")
     assert profile == body(client.get("/v1/profiles/house"))
     assert cli_json(capsys, "table", "profiles", "--db", db, "--json") == body(client.get("/v1/profiles"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["detect", "read", "score"])
+def test_photo_commands_with_the_shipped_models(client, capsys, command):
+    """The same agreement with the real detector, crop classifier and facing look (the ``client`` fixture's)."""
+    if client.app.state.detector is None:
+        pytest.skip("no tile model here")
+    path = SAMPLES[0]
+    answer = cli_json(capsys, command, str(path), "--json")
+    form = {"annotate": "false"} if command == "score" else {}
+    assert timeless(answer) == timeless(body(client.post(f"/v1/{command}", files=upload(path), data=form)))
