@@ -4,11 +4,13 @@ Photos are seen by one scripted detector on both sides; ``seconds`` (the time ta
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -221,3 +223,20 @@ def test_photo_commands_with_the_shipped_models(client, capsys, command):
     answer = cli_json(capsys, command, str(path), "--json")
     form = {"annotate": "false"} if command == "score" else {}
     assert timeless(answer) == timeless(body(client.post(f"/v1/{command}", files=upload(path), data=form)))
+
+
+def test_table_calibrate_from_a_calibration_file(service, capsys, tmp_path):
+    client, db = service
+    table_id = cli_json(capsys, "table", "new", "Friday", "--players", "Ann,Bo,Cy,Di", "--db", db, "--json")["id"]
+    refs = base64.b64encode(np.ones((27, 4, 1), np.float16).tobytes()).decode("ascii")
+    tiles = [f"{rank}{suit}" for suit in "mps" for rank in range(1, 10)]
+    calibration = {"version": 1, "tiles": tiles, "kind": "features", "model": "crops.onnx", "shape": [27, 4, 1],
+                   "agreement": 1.0, "references_f16": refs}
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(calibration), encoding="utf-8")
+    kept = cli_json(capsys, "table", "calibrate", table_id, str(path), "--db", db, "--json")
+    assert kept == body(client.get(f"/v1/tables/{table_id}/calibration"))
+    # the scripted detector has no crop classifier: both sides say the calibration cannot be used here
+    assert kept["calibration"]["recalibrate"] == "calibration needs the crop classifier, and this service runs without one"
+    full = body(client.get(f"/v1/tables/{table_id}/calibration", params={"full": "true"}))["calibration"]
+    assert full["calibration"] == {**calibration, "model_sha256": None, "disagreed": []}  # the typed file, defaults said
