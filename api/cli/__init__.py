@@ -161,7 +161,8 @@ def _hand_lines(analysis: HandAnalysis) -> list[str]:
 
 def add_settle(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("settle", help="settle a whole table: hand fan, 豆 (kongs), 鸡 (chickens), next dealer")
-    p.add_argument("table", help="table state JSON file: the body of POST /v1/settle (examples in tests/data/tables)")
+    p.add_argument("table", help="table state JSON file (- for stdin): the body of POST /v1/settle (examples in "
+                                 "tests/data/tables)")
     p.add_argument("--rules", metavar="PRESET", help="rules preset gy-normal, gy-reduced or liupanshui; replaces "
                                                      "the file's preset, keeping its rule overrides")
     p.add_argument("--json", action="store_true", help="machine-readable output: the body POST /v1/settle answers")
