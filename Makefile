@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine (each makes its own virtualenv and installs what it needs):
 #   make run   — the main job: the service and web page with the shipped model, http://127.0.0.1:8000/
 #   make test  — ruff and the whole test suite (what CI runs)
+#   make test-fast — ruff and the tests not marked slow (a few minutes on two cores): run it before each commit
 # Also: make demo (the CLI pipeline on the sample photos), make bench (the benchmarks).
 PY ?= python3.11
 VENV := .venv
@@ -62,6 +63,10 @@ test: $(VENV)/.installed-dev chromium postgresql nginx fonts
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "not slow" -q
+
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_waits.py
 	$(BIN)/python benchmarks/bench_layout.py
@@ -70,4 +75,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_real_hands.py
 	$(BIN)/python benchmarks/bench_tables.py
 
-.PHONY: run demo test bench chromium postgresql nginx fonts fonts-more
+.PHONY: run demo test test-fast bench chromium postgresql nginx fonts fonts-more

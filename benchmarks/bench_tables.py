@@ -26,7 +26,7 @@ import sqlalchemy as sa
 
 from scoring.scorebook import TABLE_KEYS, add_round, new_scorebook, replay
 from tables import StaleVersion, TableStore
-from tables.throwaway import PostgresUnavailable, throwaway_postgres
+from tests.tables.throwaway import PostgresUnavailable, throwaway_postgres
 
 # docs/rules.md#examples E1 (seat 1 wins 平胡 自摸 on 5p), turned so that any seat wins it, and its hands at a 黄牌 draw.
 E1 = json.loads((Path(__file__).resolve().parents[1] / "tests" / "data" / "tables" / "e1.json").read_text())

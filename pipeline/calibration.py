@@ -4,14 +4,18 @@ way, with :class:`~pipeline.errors.Refused`)."""
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from pipeline.errors import Refused
-from pipeline.models import CalibrationNote
+from pipeline.images import decode_photo
+from pipeline.models import CalibrationFile, CalibrationNote, DisagreedTile
 from vision.calibrate import (
+    MAX_FILE_BYTES,
     SUITED,
     TURNS,
     Calibration,
@@ -20,17 +24,19 @@ from vision.calibrate import (
     build_calibration,
     check_compatible,
     find_grid,
+    load_calibration,
     parse_calibration,
 )
 from vision.classes import CLASS_NAMES
 from vision.deadline import Deadline, check
 from vision.detect import Detector
 from vision.detections import Detections
+from vision.files import read_file
 
 MAX_CALIBRATION = 200_000  # characters: 27 × 4 × 256 float16 numbers in base64 are about 74,000
 
 
-def calibrate_photo(detector: Detector, image: np.ndarray, deadline: Deadline | None = None) -> dict[str, Any]:
+def calibrate_photo(detector: Detector, image: np.ndarray, deadline: Deadline | None = None) -> CalibrationFile:
     """``zhuoji calibrate`` and ``POST /v1/calibrate``: the calibration JSON of a photo of the set's 27 suited tiles
     in three rows (both looks of the detector, as a scored hand gets); refused (``calibration_photo``) with what
     was found when the photo does not show them so. ``deadline``: checked between model runs."""
@@ -43,9 +49,35 @@ def calibrate_photo(detector: Detector, image: np.ndarray, deadline: Deadline | 
         grid = find_grid(dets)  # the same 27 boxes in tile order: which the networks named otherwise
     except CalibrationError as exc:
         raise Refused("calibration_photo", str(exc)) from None
-    made["disagreed"] = [{"tile": CLASS_NAMES[k], "read_as": grid.names[k]}
-                         for k in range(SUITED) if int(grid.class_id[k]) != k]
-    return made
+    disagreed = [DisagreedTile(tile=CLASS_NAMES[k], read_as=grid.names[k])
+                 for k in range(SUITED) if int(grid.class_id[k]) != k]
+    return CalibrationFile(**made, disagreed=disagreed)
+
+
+def calibrate_bytes(detector: Detector, data: bytes | BinaryIO, field: str = "image",
+                    deadline: Deadline | None = None) -> CalibrationFile:
+    """:func:`calibrate_photo` on a photo's bytes (decoded here, ``pipeline.images``): what ``POST /v1/calibrate``,
+    ``POST /v1/tables/{id}/calibrate`` and ``zhuoji calibrate`` / ``zhuoji table calibrate`` run."""
+    image, _ = decode_photo(data, field)
+    return calibrate_photo(detector, image, deadline)
+
+
+def read_calibration_file(path: str | os.PathLike) -> Calibration:
+    """The calibration in a file written by ``zhuoji calibrate --out`` (``read``/``score --calibration``);
+    refused (``invalid_calibration``) when missing or malformed."""
+    try:
+        return load_calibration(path)
+    except CalibrationError as exc:
+        raise Refused("invalid_calibration", str(exc)) from None
+
+
+def calibration_file_json(path: str | os.PathLike) -> dict[str, Any]:
+    """The calibration JSON in a file, checked (:func:`check_calibration_json`), to keep with a table."""
+    text = read_file(path, MAX_FILE_BYTES)
+    try:
+        return check_calibration_json(json.loads(text))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise Refused("invalid_calibration", f"{path} is not JSON ({exc})") from None
 
 
 def parse_calibration_text(text: str | None, source: str = "calibration") -> Calibration | None:

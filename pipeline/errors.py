@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
+
+from pydantic import ValidationError
 
 
 class Refused(ValueError):
@@ -27,3 +30,25 @@ def refusing(code: str = "invalid_hand") -> Iterator[None]:
         raise
     except ValueError as exc:
         raise Refused(code, str(exc)) from exc
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """Where a request model found a problem: ``("body", "players", 2, "concealed")`` → ``players[2].concealed``
+    (the "body" prefix says nothing to a client)."""
+    parts = [p for p in loc if p not in ("body", "query", "path", "header", "cookie")] or list(loc)
+    text = ""
+    for p in parts:
+        text += f"[{p}]" if isinstance(p, int) else (f".{p}" if text else str(p))
+    return text or "request"
+
+
+def problem_message(error: Any) -> str:
+    """A pydantic error's message without pydantic's "Value error, " prefix (the engine's words stay)."""
+    return str(error.get("msg", "")).removeprefix("Value error, ")
+
+
+def validation_line(exc: ValidationError) -> str:
+    """A request model's refusal in one line, as the HTTP service words it: the first problem, and how many more."""
+    errors = exc.errors()
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{field_path(tuple(errors[0].get('loc', ())))}: {problem_message(errors[0])}{more}"

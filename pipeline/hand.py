@@ -12,13 +12,14 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
 from pipeline.errors import Refused, refusing
 from pipeline.models import (
     ChajiaoPlayerResult,
+    ChajiaoRequest,
     ChajiaoResponse,
     ChajiaoWait,
     ChickensOut,
@@ -41,7 +42,8 @@ from scoring.melds import Meld
 from scoring.results import WaitAnalysis, WinAnalysis
 from scoring.rules import HAND_TYPES, Rules, get_rules
 from scoring.seat_names import name_seats, named_settlement
-from scoring.tiles import COPIES, TILES, to_counts, to_mpsz
+from scoring.table import Draw, Player, Table, check_table
+from scoring.tiles import COPIES, TILES, tile_index, to_counts, to_mpsz
 
 SEATS = 4
 
@@ -80,6 +82,41 @@ def chickens_held(tiles: Sequence[str], flipped: str | None, rules: Rules) -> Ch
     return ChickensOut.model_validate(held_chickens(list(tiles), flipped, rules))
 
 
+CHICKENS_HELD = "鸡 (chickens) held"  # the explanation's chickens line starts so (the CLI's text puts it last)
+MELD_TYPES: tuple[str, ...] = get_args(MeldIn.model_fields["type"].annotation)
+
+
+def meld_from_text(token: str, where: str = "") -> MeldIn:
+    """``"pong:5m"`` (TYPE:TILE, as ``zhuoji hand --meld``) → the meld; :class:`Refused` naming it (after ``where``)
+    when the type or the tile is not one."""
+    kind, sep, tile = token.partition(":")
+    if not sep or kind not in MELD_TYPES:
+        raise Refused("invalid_hand", f"{where}{token!r}: expected TYPE:TILE with TYPE one of {', '.join(MELD_TYPES)}")
+    with refusing():
+        tile_index(tile)  # the engine's words for a tile that is not one
+    return MeldIn(type=kind, tile=tile)
+
+
+def typed_hand_request(concealed: str, win_tile: str | None, melds: list[MeldIn], **context: Any
+                       ) -> tuple[HandRequest, list[str]]:
+    """The /v1/hand request for a hand as a person types it: 13 tiles (and ``win_tile``), or all 14 with the winning
+    tile among them, the last one written when ``win_tile`` is not given; and the assumption made then.
+    ``context``: the other fields of :class:`HandRequest` (rules, flipped, self_drawn, the win flags)."""
+    with refusing():
+        tiles = parse_tiles(concealed)
+    assumptions = []
+    if len(tiles) + 3 * len(melds) == 14:
+        if win_tile is None:
+            # the last tile as written (parse_tiles sorts): its rank and the suit after it
+            win_tile = concealed.replace(" ", "")[-2:]
+            assumptions.append(f"14 tiles: took the last one, {win_tile}, as the winning tile (--win picks another)")
+        elif win_tile not in tiles:
+            raise Refused("invalid_hand", f"the winning tile {win_tile} is not among the 14 tiles {concealed}")
+        tiles.remove(win_tile)
+        concealed = to_mpsz(tiles)
+    return HandRequest(concealed=concealed, melds=melds, win_tile=win_tile, **context), assumptions
+
+
 def analyze(req: HandRequest) -> HandAnalysis:
     """One hand: with a winning tile its type, fan and win value; without, its waits (听牌); always the copies
     of each wait still unseen and the chickens held."""
@@ -106,7 +143,7 @@ def analyze(req: HandRequest) -> HandAnalysis:
     elif wait_list:
         explanation.append("copies still unseen: " + ", ".join(f"{w.tile} ×{w.copies_left}" for w in wait_list))
     if chickens.tiles:
-        explanation.append("鸡 (chickens) held: " + ", ".join(
+        explanation.append(f"{CHICKENS_HELD}: " + ", ".join(
             f"{c.tile}×{c.count} {c.label}" for c in chickens.tiles) + f" = {chickens.total}")
     explanation += notes
     best = waiting.best
@@ -128,14 +165,14 @@ def analyze(req: HandRequest) -> HandAnalysis:
 
 
 def settle_table(req: SettleRequest) -> SettleResponse:
-    """``scoring.settle`` on a validated table state; with ``names`` the explanation and errors name the
-    players instead of P0–P3."""
-    state = req.model_dump(by_alias=True, exclude_unset=True, exclude={"names"})
+    """``POST /v1/settle`` and ``zhuoji settle``: ``scoring.settle`` on the request's table (its own conversion,
+    ``SettleRequest.to_table``, makes the engine's value; the engine's cross checks refuse as invalid_table); with
+    ``names`` the explanation and errors name the players instead of P0–P3."""
     try:
-        result = settle(state)
+        result = settle(req.to_table())
     except ValueError as exc:
         raise Refused("invalid_table", name_seats(str(exc), req.names)) from exc
-    return SettleResponse.model_validate(named_settlement(result, req.names).to_dict())
+    return SettleResponse.of(named_settlement(result, req.names))
 
 
 # ------------------------------------------------------------------------------ 黄牌查叫 (draw check)
@@ -181,21 +218,20 @@ def chajiao(hands: Sequence[DrawHand], rules: Rules | str | dict[str, Any], deal
     by_seat = {h.seat: h for h in hands}
     shown = [t for h in hands for t in [*h.concealed, *meld_tiles(h.melds)]]
     used = Counter(shown)
-    players: list[dict[str, Any]] = []
+    players: list[Player] = []
     for seat in range(SEATS):
         hand = by_seat.get(seat)
         if hand is None:
             filler = _filler_hand(used, seat)
             used.update(filler)
-            players.append({"concealed": to_mpsz(filler)})
+            players.append(Player(concealed=tuple(filler), melds=(), river=()))
             continue
         # The feeder of a 点豆 does not matter at a draw (no 豆 are paid), but the engine wants one.
         melds = [dataclasses.replace(m, source=(seat + 1) % SEATS) if m.type == "kong" and m.source is None else m
                  for m in engine_melds(hand.melds)]
-        players.append({"concealed": to_mpsz(hand.concealed), "melds": melds, "bao_ting": hand.bao_ting})
-    state = {"rules": rules, "dealer": dealer, "streak": streak, "players": players, "outcome": {"type": "draw"}}
+        players.append(Player(concealed=tuple(hand.concealed), melds=tuple(melds), river=(), bao_ting=hand.bao_ting))
     with refusing():
-        result = settle(state)
+        result = settle(check_table(Table(rules, dealer, streak, tuple(players), Draw())))
     ledger = [t for t in result.ledger if t.payer in by_seat and t.payee in by_seat]
     totals = net(ledger, SEATS)
     left, _ = copies_left(shown, [t for h in hands for t in h.seen])
@@ -222,8 +258,19 @@ def chajiao(hands: Sequence[DrawHand], rules: Rules | str | dict[str, Any], deal
         lines.append("查叫: " + ("everybody" if all(ting_given) else "nobody") + " shown is 叫牌, no payment")
     lines += [t.reason for t in ledger]
     return ChajiaoResponse(rules=result.rules.preset, players=rows,
-                           ledger=[TransferOut.model_validate(t.to_dict()) for t in ledger],
+                           ledger=[TransferOut.of(t) for t in ledger],
                            next_dealer=result.next_dealer if len(hands) == SEATS else None, explanation=lines)
+
+
+def chajiao_request(req: ChajiaoRequest) -> ChajiaoResponse:
+    """``POST /v1/chajiao`` and ``zhuoji chajiao`` with hands as text: :func:`chajiao` on the request's hands."""
+    hands = []
+    for index, p in enumerate(req.players):
+        with refusing():
+            tiles = parse_tiles(p.concealed)
+        hands.append(DrawHand(seat=index if p.seat is None else p.seat, concealed=tiles, melds=p.melds,
+                              bao_ting=p.bao_ting))
+    return chajiao(hands, req.rules, req.dealer, req.streak)
 
 
 def text_hand(seat: int, text: str) -> DrawHand:

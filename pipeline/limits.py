@@ -13,6 +13,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+# OpenCV's cap on decoded pixels, for the programs to set at start-up: this module loads no cv2, so it is early enough.
+from vision.pixels import cap_decoded_pixels as cap_decoded_pixels
+
 ENV = "ZHUOJI_LIMITS"
 MB = 1024 * 1024
 
@@ -66,3 +69,4 @@ def limits_env(limits: Limits) -> str:
     """``ZHUOJI_LIMITS`` for ``limits``: the values that differ from the defaults, as JSON."""
     return json.dumps({f.name: getattr(limits, f.name) for f in dataclasses.fields(Limits)
                        if getattr(limits, f.name) != f.default})
+

@@ -8,7 +8,8 @@ client sent; tiles and rules are checked with the engine's own validators (``sco
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import dataclasses
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -23,9 +24,27 @@ from pydantic import (
 )
 
 from scoring.hand import WIN_FLAGS
+from scoring.ledger import Transfer
 from scoring.melds import Meld
-from scoring.rules import MAX_BASE, get_rules
-from scoring.tiles import tile_index
+from scoring.results import SeatResult, Settlement
+from scoring.rules import MAX_BASE, Rules, get_rules
+from scoring.table import (
+    Draw,
+    FalseWin,
+    FirstOneS,
+    PassLockPenalty,
+    Player,
+    Table,
+    Told,
+    Win,
+    check_table,
+    parse_discard_order,
+)
+from scoring.tiles import parse_tiles, tile_index
+
+if TYPE_CHECKING:  # the vision values the answers are made from; importing them would load OpenCV for text answers
+    from vision.layout import Layout, MeldGroup, PlacedTile
+    from vision.reading import Doubt, TileChange
 
 
 def _tile(value: str) -> str:
@@ -59,6 +78,20 @@ class StrictModel(BaseModel):
 
 class OutModel(BaseModel):
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+
+def _engine(model: BaseModel, kind: type, **computed: Any) -> Any:
+    """The engine's frozen value ``kind`` (a dataclass) from a validated model: every field of ``kind`` the model
+    has under the same name (lists become tuples), then ``computed``, the fields that need more than a copy. New
+    fields named alike on both sides are carried without code here."""
+    names = {f.name for f in dataclasses.fields(kind)} - set(computed)
+    copied = {n: getattr(model, n) for n in type(model).model_fields if n in names}
+    return kind(**{n: tuple(v) if isinstance(v, list) else v for n, v in copied.items()}, **computed)
+
+
+def _tiles(value: str | list[str]) -> tuple[str, ...]:
+    """MPSZ text (order lost) or a list of tiles (order kept), both validated already."""
+    return tuple(parse_tiles(value)) if isinstance(value, str) else tuple(value)
 
 
 # ---------------------------------------------------------------------------------------------- errors
@@ -188,6 +221,11 @@ class TransferOut(OutModel):
     component: Literal["hand", "dou", "chicken"]
     reason: str
 
+    @classmethod
+    def of(cls, transfer: Transfer) -> TransferOut:
+        return cls(from_=transfer.payer, to=transfer.payee, fan=transfer.fan, component=transfer.component,
+                   reason=transfer.reason)
+
 
 class WinOut(OutModel):
     type: str
@@ -208,6 +246,15 @@ class PlayerSettlement(OutModel):
     burned: bool = Field(description="全烧: 热炮 discarder, 豆/鸡 income void")
     dealer: bool
     win: WinOut | None
+
+    @classmethod
+    def of(cls, seat: SeatResult) -> PlayerSettlement:
+        win = None
+        if seat.win is not None:
+            ht = seat.win.hand_type
+            win = WinOut(type=ht.key, name=ht.name_zh, name_en=ht.name_en, fan=ht.fan, value=seat.win.value)
+        return cls(seat=seat.seat, ting=seat.ting, waits=list(seat.waits), hand=seat.hand, dou=seat.dou,
+                   chicken=seat.chicken, total=seat.total, burned=seat.burned, dealer=seat.dealer, win=win)
 
 
 # ------------------------------------------------------------------------------------------ settle in
@@ -232,6 +279,28 @@ class PlayerIn(StrictModel):
                                                  "鸡 (chickens); only those that are chickens under the rules and "
                                                  "the flipped tile count")
 
+    def to_player(self, seat: int) -> Player:
+        """The engine's player: its hand shown (``concealed``) or told (``ready`` / ``not_ready`` with the chicken
+        tiles it ``holds``: a quick round); ``ValueError`` in the engine's words for a mix of the two."""
+        where = f"P{seat}"
+        told = None
+        if self.ready and self.not_ready:
+            raise ValueError(f"{where} is marked both ready and not_ready: either ready (叫牌) or not_ready")
+        if self.ready or self.not_ready:
+            mark = "ready" if self.ready else "not_ready"
+            if self.concealed is not None:
+                raise ValueError(f"{where} is marked {mark} (hand not shown), so give no concealed: either the "
+                                 f"tiles or {mark} with the chicken tiles it holds (holds)")
+            told = Told(ready=self.ready, holds=_tiles(self.holds or ""))
+        elif self.holds is not None:
+            raise ValueError(f"{where} gives holds (the chicken tiles of a hand not shown) without ready or "
+                             f"not_ready: give either the tiles (concealed) or ready/not_ready with holds")
+        elif self.concealed is None:
+            raise ValueError(f"{where} lacks 'concealed' (the tiles); a hand not shown is {{\"ready\": true, "
+                             f"\"holds\": …}} or {{\"not_ready\": true}}")
+        return Player(concealed=() if told else _tiles(self.concealed), melds=tuple(m.to_meld() for m in self.melds),
+                      river=_tiles(self.river), bao_ting=self.bao_ting, told=told)
+
 
 class WinOutcome(StrictModel):
     type: Literal["win"]
@@ -245,9 +314,15 @@ class WinOutcome(StrictModel):
     first_draw: StrictBool = Field(False, description="天胡/地胡: self-drawn on the winner's first draw (the dealer: "
                                                       "his dealt 14); scores under the house rules tianhu/dihu")
 
+    def to_outcome(self) -> Win:
+        return _engine(self, Win, self_drawn=self.discarder is None if self.self_drawn is None else self.self_drawn)
+
 
 class DrawOutcome(StrictModel):
     type: Literal["draw"]
+
+    def to_outcome(self) -> Draw:
+        return Draw()
 
 
 class PassLockOutcome(StrictModel):
@@ -255,18 +330,27 @@ class PassLockOutcome(StrictModel):
     player: Seat
     win_tile: Tile
 
+    def to_outcome(self) -> PassLockPenalty:
+        return _engine(self, PassLockPenalty)
+
 
 class FalseWinOutcome(StrictModel):
     type: Literal["false_win"]
     player: Seat
 
+    def to_outcome(self) -> FalseWin:
+        return _engine(self, FalseWin)
+
 
 Outcome = Annotated[WinOutcome | DrawOutcome | PassLockOutcome | FalseWinOutcome, Field(discriminator="type")]
 
 
-class FirstOneS(StrictModel):
+class FirstOneSIn(StrictModel):
     discarder: Seat
     claimed_by: Seat | None = None
+
+    def to_first(self) -> FirstOneS:
+        return _engine(self, FirstOneS)
 
 
 class HandEnd(StrictModel):
@@ -276,8 +360,8 @@ class HandEnd(StrictModel):
     players: list[PlayerIn] = Field(min_length=4, max_length=4)
     outcome: Outcome
     flipped: Tile | None = Field(None, description="翻鸡 indicator F; null when the wall was empty")
-    first_1s: FirstOneS | None = None
-    first_8p: FirstOneS | None = Field(None, description="the first discarded 8p: a 冲锋鸡 under the house rule "
+    first_1s: FirstOneSIn | None = None
+    first_8p: FirstOneSIn | None = Field(None, description="the first discarded 8p: a 冲锋鸡 under the house rule "
                                                           "wuguji_chongfeng")
     gen_zhuang: StrictBool = Field(False, description="跟庄: the dealer's first discard was followed by all three; "
                                                       "paid under the house rule genzhuang")
@@ -288,6 +372,15 @@ class HandEnd(StrictModel):
     discard_order: list[Annotated[list[StrictInt | StrictStr | None], Field(min_length=2, max_length=3)]] | None = Field(
         None, max_length=108, description="独山: every discard in the order made, [seat, tile] or [seat, tile, "
                                           "claimed_by]; null: derived from the rivers (docs/rules.md#dushan)")
+
+    def to_table(self, rules: Rules, **decided: Any) -> Table:
+        """The engine's table under ``rules``, cross-checked (``scoring.table.check_table``: ``ValueError`` with the
+        engine's words); ``decided``: what a table decides and this model does not carry (dealer, streak)."""
+        return check_table(_engine(
+            self, Table, rules=rules, players=tuple(p.to_player(seat) for seat, p in enumerate(self.players)),
+            outcome=self.outcome.to_outcome(), first_1s=self.first_1s and self.first_1s.to_first(),
+            first_8p=self.first_8p and self.first_8p.to_first(),
+            discard_order=None if self.discard_order is None else parse_discard_order(self.discard_order), **decided))
 
 
 class SettleRequest(HandEnd):
@@ -301,15 +394,29 @@ class SettleRequest(HandEnd):
     streak: StrictInt = Field(1, ge=1, le=1000, description="连庄 count k, this hand included")
     base: StrictInt | None = Field(None, ge=1, le=MAX_BASE, description="底分; default (or null) the rules' base")
 
+    def to_table(self, rules: Rules | None = None, **decided: Any) -> Table:
+        """The engine's table under this request's rules and 底分 (or ``rules``), dealer and streak."""
+        if rules is None:
+            rules = get_rules(self.rules)
+            rules = rules if self.base is None else dataclasses.replace(rules, base=self.base)
+        return super().to_table(rules, **decided)
+
 
 class SettleResponse(OutModel):
-    rules: dict[str, Any]
+    rules: Rules = Field(description="the rules settled under: the preset and every switch (docs/rules.md#switches)")
     ledger: list[TransferOut]
     matrix: list[list[int]] = Field(description="matrix[i][j]: fan seat i pays seat j")
     players: list[PlayerSettlement]
     next_dealer: int
     next_streak: int
     explanation: list[str]
+
+    @classmethod
+    def of(cls, settlement: Settlement) -> SettleResponse:
+        return cls(rules=settlement.rules, ledger=[TransferOut.of(t) for t in settlement.ledger],
+                   matrix=settlement.matrix, players=[PlayerSettlement.of(p) for p in settlement.players],
+                   next_dealer=settlement.next_dealer, next_streak=settlement.next_streak,
+                   explanation=list(settlement.explanation))
 
 
 class RetakeReason(OutModel):
@@ -457,6 +564,26 @@ class HandRead(OutModel):
     complete: bool | None = Field(description="the 14 tiles form a complete hand (成牌); null unless 14")
 
 
+class DisagreedTile(OutModel):
+    tile: str = Field(description="the tile at this place of the calibration photo")
+    read_as: str = Field(description="what the networks named it without the calibration")
+
+
+class CalibrationFile(OutModel):
+    """A set's calibration ("teach it your set"): what ``POST /v1/calibrate`` answers and ``zhuoji calibrate``
+    writes, to send back as the ``calibration`` form field or keep with a table."""
+
+    version: int
+    tiles: list[str] = Field(description="the 27 suited tiles 1m … 9s, the references' order")
+    kind: Literal["features", "probs"] = Field(description="which output of the crop classifier the references are")
+    model: str = Field(description="the crop classifier it was made with: a retrained one needs a new photo")
+    model_sha256: str | None = Field(None, description="the SHA-256 of that classifier's file")
+    shape: list[int] = Field(description="[27, quarter turns, length of one reference]")
+    agreement: float = Field(description="share of the 27 tiles the networks named as their place says")
+    references_f16: str = Field(description="the references as float16 numbers, base64")
+    disagreed: list[DisagreedTile] = Field(default_factory=list, description="the tiles the networks named otherwise")
+
+
 class CalibrationNote(OutModel):
     """Whether a set's calibration ("teach it your set") named the tiles of this photo, and if not, why."""
 
@@ -466,15 +593,100 @@ class CalibrationNote(OutModel):
                                      "longer fits the crop classifier (the photo was read without it)")
 
 
+class ChangeOut(OutModel):
+    """A box whose reading the rules changed."""
+
+    box: int
+    from_: str = Field(alias="from", description="the detector's name")
+    to: str = Field(description="the name the rules gave it")
+    p_from: float
+    p_to: float
+    reason: str
+
+    @classmethod
+    def of(cls, change: TileChange) -> ChangeOut:
+        return cls(box=change.box, from_=change.old, to=change.new, p_from=round(change.p_old, 3),
+                   p_to=round(change.p_new, 3), reason=change.reason)
+
+
+class DoubtOut(OutModel):
+    """A reading still uncertain: the boxes, the tile chosen (null: unknown) and the alternatives."""
+
+    boxes: list[int]
+    tile: str | None
+    alternatives: list[Alternative]
+    reason: str
+
+    @classmethod
+    def of(cls, doubt: Doubt) -> DoubtOut:
+        return cls(boxes=list(doubt.boxes), tile=doubt.tile, reason=doubt.reason,
+                   alternatives=[Alternative(tile=t, p=round(p, 3)) for t, p in doubt.alternatives])
+
+
+class PlacedOut(OutModel):
+    box: int
+    tile: str = Field(description="the detector's top-1 name")
+    turned: bool = Field(False, description="lies sideways (turned 90°, e.g. the claimed tile of a 碰 pong)")
+
+    @classmethod
+    def of(cls, placed: PlacedTile) -> PlacedOut:
+        return cls(box=placed.box, tile=placed.tile, turned=placed.turned)
+
+
+class MeldGroupOut(OutModel):
+    type: str
+    tile: str | None = Field(description="null: every tile face down (an unidentified 闷豆)")
+    tiles: list[PlacedOut]
+    missing: int = Field(description="tiles of the meld without a box")
+    confidence: float
+
+    @classmethod
+    def of(cls, group: MeldGroup) -> MeldGroupOut:
+        return cls(type=group.type, tile=group.tile, tiles=[PlacedOut.of(t) for t in group.tiles],
+                   missing=group.missing, confidence=round(group.confidence, 3))
+
+
+class UnassignedOut(OutModel):
+    box: int
+    reason: str
+
+
+class LayoutOut(OutModel):
+    """``vision.layout``'s grouping of the boxes in front of one player."""
+
+    seat: int | None
+    concealed: list[PlacedOut] = Field(description="the 手牌 concealed hand, left to right for the player")
+    melds: list[MeldGroupOut]
+    river: list[PlacedOut] = Field(description="牌河 discards in reading order")
+    indicator: PlacedOut | None = Field(description="the 翻鸡 tile lying apart")
+    unassigned: list[UnassignedOut]
+    tile_size: list[float] = Field(description="width along the row, depth across it, in pixels")
+    angle: float = Field(description="direction of the rows in degrees (x right, y down; clockwise positive)")
+    holes: int = Field(description="tile-sized gaps inside the concealed row")
+    confidence: dict[str, float] = Field(description="per part, 0..1 (concealed, river, indicator, orientation, "
+                                                     "hand)")
+    notes: list[str]
+
+    @classmethod
+    def of(cls, lay: Layout) -> LayoutOut:
+        return cls(seat=lay.seat, concealed=[PlacedOut.of(t) for t in lay.concealed],
+                   melds=[MeldGroupOut.of(m) for m in lay.melds], river=[PlacedOut.of(t) for t in lay.river],
+                   indicator=PlacedOut.of(lay.indicator) if lay.indicator else None,
+                   unassigned=[UnassignedOut(box=u.box, reason=u.reason) for u in lay.unassigned],
+                   tile_size=[round(lay.tile_size[0], 1), round(lay.tile_size[1], 1)], angle=round(lay.angle, 1),
+                   holes=lay.holes, confidence={k: round(v, 3) for k, v in lay.confidence.items()},
+                   notes=list(lay.notes))
+
+
 class ReadResponse(OutModel):
     image: ImageInfo
     tiles: list[ReadTile]
     hand: HandRead
     ok: bool = Field(description="no retake needed")
     retake: list[RetakeReason] = Field(description="why a new photo would help, in plain words")
-    changes: list[dict[str, Any]] = Field(description="boxes whose reading the rules changed")
-    doubtful: list[dict[str, Any]] = Field(description="readings still uncertain, with alternatives")
-    layout: dict[str, Any] = Field(description="vision.layout's grouping: concealed, melds, river, indicator")
+    changes: list[ChangeOut] = Field(description="boxes whose reading the rules changed")
+    doubtful: list[DoubtOut] = Field(description="readings still uncertain, with alternatives")
+    layout: LayoutOut = Field(description="vision.layout's grouping: concealed, melds, river, indicator")
     model: str
     seconds: float
     calibration: CalibrationNote | None = Field(None, description="the set's calibration, when one was asked for")

@@ -2,7 +2,8 @@
 
 Each step is a stage function of ``vision/`` or ``scoring/``; this module only joins them and shapes the
 answers (every box with its role, so the web page can let people correct a tile and re-score the hand
-through /v1/hand without running the detector again). Images arrive decoded: parsing bytes is the shells' job.
+through /v1/hand without running the detector again). A photo's bytes are decoded here too (``*_bytes``,
+``pipeline.images``), so the HTTP routes and the command line refuse the same photos with the same words.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import cv2
 import numpy as np
@@ -19,18 +20,23 @@ from pydantic import ValidationError
 from pipeline.calibration import KeptCalibration, calibrated, with_kept
 from pipeline.errors import Refused
 from pipeline.hand import DrawHand, analyze
+from pipeline.images import decode_photo
 from pipeline.models import (
     Alternative,
     CalibrationNote,
+    ChangeOut,
     DetectedTile,
     DetectResponse,
+    DoubtOut,
     ErrorBody,
     HandAnalysis,
     HandRead,
     HandRequest,
     ImageInfo,
+    LayoutOut,
     MeldIn,
     MeldRead,
+    ReadResponse,
     ReadTile,
     RetakeReason,
     ScoreContext,
@@ -76,34 +82,62 @@ def _image_info(image: np.ndarray, full_size: tuple[int, int] | None) -> ImageIn
     return ImageInfo(width=width, height=height)
 
 
-def detect_photo(detector: Detector, image: np.ndarray, start: float | None = None,
-                 deadline: Deadline | None = None, full_size: tuple[int, int] | None = None) -> DetectResponse:
-    """``POST /v1/detect``: boxes, tile names and confidences (``start``: when decoding began, for ``seconds``;
-    ``deadline``: checked between model runs, :mod:`vision.deadline`; ``full_size``: the photo's (width, height)
-    when ``image`` is a reduced decode of it: the boxes are given in the photo's pixels)."""
-    start = time.perf_counter() if start is None else start
-    dets = detector(image, deadline=deadline)
-    dets = dets.rescaled(full_size) if full_size else dets
+@dataclass
+class Found:
+    """One photo through the detector alone (``POST /v1/detect``, ``zhuoji detect``)."""
+
+    image: np.ndarray
+    dets: Detections  # in ``image``'s pixels
+    seconds: float
+    full_size: tuple[int, int] | None = None  # the photo's (width, height) when ``image`` is a reduced decode
+
+
+def decode(detector: Detector, data: bytes | BinaryIO, field: str = "image") -> tuple[np.ndarray, tuple[int, int]]:
+    """The photo's bytes decoded (:func:`pipeline.images.decode_photo`), a large JPEG at the reduced size the
+    detector needs; and the photo's full (width, height)."""
+    return decode_photo(data, field, getattr(detector, "min_side", None))  # None: a stand-in detector
+
+
+def find_tiles(detector: Detector, data: bytes | BinaryIO, field: str = "image", deadline: Deadline | None = None,
+               **look: Any) -> Found:
+    """Decode the photo and run the detector on it (``look``: the detector's own options, e.g. ``conf``,
+    ``tiled``, ``turned``; ``deadline``: checked between model runs, :mod:`vision.deadline`)."""
+    start = time.perf_counter()
+    image, full_size = decode(detector, data, field)
+    dets = detector(image, deadline=deadline, **look)
+    return Found(image, dets, time.perf_counter() - start, full_size)
+
+
+def detect_response(found: Found, model: str) -> DetectResponse:
+    """Boxes (in the photo's own pixels), tile names and confidences."""
+    dets = found.dets.rescaled(found.full_size) if found.full_size else found.dets
     tiles = [DetectedTile(index=i, tile=d["tile"], box=d["box"], confidence=d["confidence"],
                           alternatives=[Alternative(**a) for a in d["alternatives"]])
              for i, d in enumerate(dets.to_json())]
-    return DetectResponse(image=_image_info(image, full_size), count=len(tiles), tiles=tiles, model=detector.model_path.name,
-                          seconds=round(time.perf_counter() - start, 3))
+    return DetectResponse(image=_image_info(found.image, found.full_size), count=len(tiles), tiles=tiles,
+                          model=model, seconds=round(found.seconds, 3))
+
+
+def detect_bytes(detector: Detector, data: bytes | BinaryIO, field: str = "image",
+                 deadline: Deadline | None = None) -> DetectResponse:
+    """``POST /v1/detect`` and ``zhuoji detect --json``: the photo's boxes, names and confidences."""
+    return detect_response(find_tiles(detector, data, field, deadline), detector.model_path.name)
 
 
 def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto", start: float | None = None,
                deadline: Deadline | None = None, full_size: tuple[int, int] | None = None,
-               calibration: Calibration | KeptCalibration | None = None) -> Photo:
+               calibration: Calibration | KeptCalibration | None = None, found: Detections | None = None) -> Photo:
     """Detect, group (``vision.layout``) and read (``vision.reading``) one decoded hand photo. ``turned``: the
     detector also looks at the photo turned 180° ("auto": when a tile is doubtful after the first look); ``start``:
     when decoding began, for ``seconds``; ``deadline``: checked between model runs (:mod:`vision.deadline`);
     ``full_size``: the photo's (width, height) when ``image`` is a reduced decode of it; ``calibration``: the
     table's own set's references also name the tiles (``vision.calibrate``): one sent with the photo must fit the
-    crop classifier (else refused), a table's stored one is left out when it no longer does (the note says so). A
-    hand running up or down the photo is laid out again with the evidence of which way its faces point
-    (``vision.upright``)."""
+    crop classifier (else refused), a table's stored one is left out when it no longer does (the note says so);
+    ``found``: the photo's detections when the caller already has them (live mode's tracked tiles): the detector
+    does not run again. A hand running up or down the photo is laid out again with the evidence of which way its
+    faces point (``vision.upright``)."""
     start = time.perf_counter() if start is None else start
-    dets = detector(image, turned=turned, deadline=deadline)
+    dets = detector(image, turned=turned, deadline=deadline) if found is None else found
     check(deadline)
     note = None
     if isinstance(calibration, KeptCalibration):
@@ -126,6 +160,16 @@ def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto
     return Photo(image, dets, lay, reading, time.perf_counter() - start, full_size, note)
 
 
+def read_bytes(detector: Detector, data: bytes | BinaryIO, field: str = "image", turned: bool | str = "auto",
+               calibration: Calibration | KeptCalibration | None = None, deadline: Deadline | None = None) -> Photo:
+    """:func:`read_photo` on a photo's bytes (decoded here, timed from the first byte decoded): what
+    ``POST /v1/read``, ``/v1/score`` and ``zhuoji read``/``score`` run."""
+    start = time.perf_counter()
+    image, full_size = decode(detector, data, field)
+    return read_photo(detector, image, turned=turned, start=start, deadline=deadline, full_size=full_size,
+                      calibration=calibration)
+
+
 def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
     """box index → (tile as read, role, meld index, position in its role) from the layout and the reading."""
     lay, reading, names = photo.layout, photo.reading, photo.dets.names
@@ -144,8 +188,8 @@ def _box_tiles(photo: Photo) -> dict[int, tuple[str, str, int | None, int]]:
     return out
 
 
-def read_response(photo: Photo, model: str) -> dict[str, Any]:
-    """The fields of a :class:`ReadResponse` (a dict, so :class:`ScoreResponse` can extend it)."""
+def read_response(photo: Photo, model: str) -> ReadResponse:
+    """``POST /v1/read`` and ``zhuoji read --json``: every box with its role, the hand, and why to retake."""
     dets, lay, reading = photo.boxes(), photo.layout, photo.reading
     roles = _box_tiles(photo)
     changed = {c.box for c in reading.changes}
@@ -160,11 +204,11 @@ def read_response(photo: Photo, model: str) -> dict[str, Any]:
                     melds=[MeldRead(type=g.type, tile=m.tile, boxes=g.boxes, missing=g.missing)
                            for g, m in zip(lay.melds, reading.melds, strict=False)],
                     river=reading.river, indicator=reading.indicator, count=reading.count, complete=reading.complete)
-    return {"image": _image_info(photo.image, photo.full_size), "tiles": tiles, "hand": hand, "ok": reading.ok,
-            "retake": [RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake],
-            "changes": [c.to_json() for c in reading.changes], "doubtful": [d.to_json() for d in reading.doubtful],
-            "layout": lay.to_json(), "model": model, "seconds": round(photo.seconds, 3),
-            "calibration": photo.calibration}
+    return ReadResponse(
+        image=_image_info(photo.image, photo.full_size), tiles=tiles, hand=hand, ok=reading.ok,
+        retake=[RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake],
+        changes=[ChangeOut.of(c) for c in reading.changes], doubtful=[DoubtOut.of(d) for d in reading.doubtful],
+        layout=LayoutOut.of(lay), model=model, seconds=round(photo.seconds, 3), calibration=photo.calibration)
 
 
 def annotated_jpeg(photo: Photo) -> str:
@@ -174,7 +218,16 @@ def annotated_jpeg(photo: Photo) -> str:
         if tile in CLASS_NAMES:
             read_ids[box] = CLASS_NAMES.index(tile)
     shown = Detections(photo.dets.xyxy, photo.dets.confidence, read_ids, image_size=photo.dets.image_size)
-    image = draw_detections(photo.image, shown)
+    return jpeg_base64(draw_detections(photo.image, shown))
+
+
+def annotated_image(found: Found) -> np.ndarray:
+    """The photo with each box labelled by the detector's name for it (``zhuoji detect --annotate``)."""
+    return draw_detections(found.image, found.dets)
+
+
+def jpeg_base64(image: np.ndarray) -> str:
+    """An image as base64 JPEG, its long side at most 1280 px (for a phone screen)."""
     scale = ANNOTATED_MAX_SIDE / max(image.shape[:2])
     if scale < 1:
         image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -243,18 +296,19 @@ def score_hand(reading: Reading, ctx: ScoreContext
     return req, assumptions, analysis, problem
 
 
-def score_photo(detector: Detector, image: np.ndarray, ctx: ScoreContext, start: float | None = None,
-                deadline: Deadline | None = None, full_size: tuple[int, int] | None = None,
-                calibration: Calibration | KeptCalibration | None = None) -> ScoreResponse:
-    """``POST /v1/score``: read the photo, then score the hand it shows under ``ctx``."""
-    photo = read_photo(detector, image, start=start, deadline=deadline, full_size=full_size, calibration=calibration)
-    return score_reading(photo, ctx, detector.model_path.name)
+def score_bytes(detector: Detector, data: bytes | BinaryIO, ctx: ScoreContext,
+                calibration: Calibration | KeptCalibration | None = None, deadline: Deadline | None = None,
+                turned: bool | str = "auto", field: str = "image") -> tuple[Photo, ScoreResponse]:
+    """``POST /v1/score`` and ``zhuoji score``: read the photo, then score the hand it shows under ``ctx``; the
+    read photo too (the command line draws it)."""
+    photo = read_bytes(detector, data, field, turned, calibration, deadline)
+    return photo, score_reading(photo, ctx, detector.model_path.name)
 
 
 def score_reading(photo: Photo, ctx: ScoreContext, model: str) -> ScoreResponse:
-    """Score the hand a read photo shows under ``ctx`` (the scoring half of ``score_photo``)."""
+    """Score the hand a read photo shows under ``ctx`` (the scoring half of :func:`score_bytes`)."""
     req, assumptions, analysis, problem = score_hand(photo.reading, ctx)
-    return ScoreResponse(**read_response(photo, model), context=ctx, hand_request=req,
+    return ScoreResponse(**dict(read_response(photo, model)), context=ctx, hand_request=req,
                          assumptions=assumptions, analysis=analysis, score_error=problem,
                          annotated_jpeg=annotated_jpeg(photo) if ctx.annotate else None)
 
@@ -268,3 +322,8 @@ def photo_hand(reading: Reading, seat: int) -> DrawHand:
                     melds=[MeldIn(type=m.type, tile=m.tile) for m in reading.melds], source="photo",
                     seen=[t for t in reading.river if t != "?"],
                     retake=[RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake])
+
+
+def photo_hand_bytes(detector: Detector, seat: int, data: bytes | BinaryIO, deadline: Deadline | None = None) -> DrawHand:
+    """Seat ``seat``'s hand for 黄牌查叫 from its photo's bytes (the form field ``photo{seat}``)."""
+    return photo_hand(read_bytes(detector, data, f"photo{seat}", deadline=deadline).reading, seat)

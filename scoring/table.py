@@ -197,9 +197,16 @@ def parse_table(state: Any, rules: str | Mapping[str, Any] | Rules | None = "gy-
         raise ValueError("indicators (前后鸡/滚筒鸡) must be a list of tiles, in the order they were turned")
     indicators = tuple(_tile(t, "indicators (前后鸡/滚筒鸡 indicator tiles)") for t in indicators)
     order = obj.get("discard_order")
-    discard_order = None if order is None else _discard_order(order)
+    discard_order = None if order is None else parse_discard_order(order)
     table = Table(rule_set, dealer, streak, players, outcome, flipped, first_1s, first_8p, gen_zhuang, weekday,
                   indicators, discard_order)
+    _check_table(table)
+    return table
+
+
+def check_table(table: Table) -> Table:
+    """The cross checks of :func:`parse_table` (tile counts, winners' hands, who can have done what) on a table built
+    from already validated values (``pipeline.models.SettleRequest.to_table``); the table itself when it passes."""
     _check_table(table)
     return table
 
@@ -339,7 +346,7 @@ def _first_1s(value: Any, where: str = "first_1s") -> FirstOneS | None:
                      None if claimed_by is None else _seat(claimed_by, f"{where} claimed_by"))
 
 
-def _discard_order(value: Any) -> tuple[Discard, ...]:
+def parse_discard_order(value: Any) -> tuple[Discard, ...]:
     """``[[seat, tile], [seat, tile, claimed_by], ...]``: every discard of the hand in the order made."""
     where = "discard_order (every discard in the order made: [seat, tile] or [seat, tile, claimed_by])"
     if not isinstance(value, list):

@@ -1,6 +1,7 @@
 """The import directions ARCHITECTURE.md draws, checked on the source with ``ast`` (imports inside functions
 count too): scoring stands alone, vision may use scoring, pipeline joins the two, tables (storage) uses scoring,
-api and datasets sit on top."""
+api and datasets sit on top. The shells (api/) see the rules engine and the vision stages only through the
+pipeline and the tables: one path per question, so the command line and the service cannot answer differently."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ ALLOWED = {
     "scoring": {"scoring"},
     "vision": {"vision", "scoring"},
     "pipeline": {"pipeline", "vision", "scoring"},
-    "api": {"api", "pipeline", "vision", "scoring", "tables"},
+    "api": {"api", "pipeline", "tables"},
     "datasets": {"datasets", "vision", "scoring"},
     "tables": {"tables", "scoring"},
 }
@@ -98,3 +99,32 @@ def test_no_sys_path_edits() -> None:
                  for p in (ROOT / folder).rglob("*.py") if "sys.path.insert" in p.read_text(encoding="utf-8")
                  and p != Path(__file__).resolve()]
     assert not offenders
+
+
+def _imports(path: Path) -> list[ast.ImportFrom | ast.Import]:
+    return [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Import | ast.ImportFrom)]
+
+
+def test_the_command_line_answers_through_the_pipeline_not_the_service() -> None:
+    """``zhuoji`` imports nothing of the HTTP service (api/service) except to start it (``zhuoji serve``)."""
+    wrong = {}
+    for path in sorted((ROOT / "api" / "cli").glob("*.py")):
+        if path.name == "service_commands.py":  # `zhuoji serve` starts the service itself
+            continue
+        names = [a.name for n in _imports(path) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module for n in _imports(path) if isinstance(n, ast.ImportFrom) and n.module]
+        found = sorted(n for n in names if n.startswith(("api.service", "api.live")))
+        if found:
+            wrong[path.name] = found
+    assert not wrong, f"api/cli modules importing the service: {wrong}"
+
+
+def test_route_modules_share_helpers_only_through_their_dependencies_module() -> None:
+    """No route module imports another module's private names (``_store``, ``_errors``, ``_detector``)."""
+    wrong = {}
+    for path in sorted((ROOT / "api" / "service").glob("*.py")):
+        private = [f"{n.module}.{a.name}" for n in _imports(path) if isinstance(n, ast.ImportFrom) and n.module
+                   and n.module.startswith("api.") for a in n.names if a.name.startswith("_")]
+        if private:
+            wrong[path.name] = private
+    assert not wrong, f"private helpers imported across modules: {wrong}"

@@ -11,18 +11,15 @@ from __future__ import annotations
 import os
 import struct
 
+import cv2
 import numpy as np
 
 from vision.files import FileReadError, read_file
+from vision.pixels import MAX_PIXELS
 
-MAX_PIXELS = 50_000_000  # refuse decompression bombs before decoding them in full
 MIN_PHOTO_SIDE = 32  # a tile is ~20 px at the least: a photo shorter than this holds no readable tile
 MAX_PHOTO_ASPECT = 20  # a row of 14 tiles lying side by side is about 10:1; a panorama of a table about 4:1
 MAX_FILE_BYTES = 200 * 1024 * 1024  # an image file is read whole: a 50 MP uncompressed TIFF is 150 MB
-# OpenCV's own cap on decoded pixels (read when its codecs load): a last line for headers nobody parsed.
-os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
-
-import cv2  # noqa: E402
 
 
 class ImageError(ValueError):

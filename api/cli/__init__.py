@@ -11,21 +11,42 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from api.cli.options import add_win_context_options, win_flags
+from api.cli.output import print_model
 
 if TYPE_CHECKING:
-    from scoring.melds import Meld
-    from scoring.results import Settlement
+    from pipeline.models import HandAnalysis, MeldIn, SettleResponse
 
 
 class UserError(Exception):
     """A problem with the user's input: printed as a message, exit code 2."""
 
 
-def _print_json(obj: object) -> None:
-    print(json.dumps(obj, ensure_ascii=False))
+MAX_JSON_BYTES = 1024 * 1024  # as the API's JSON limit: a whole table state is a few kB
+
+
+def read_json_object(path: str, what: str) -> dict[str, Any]:
+    """A JSON object from a file (``-``: stdin), bounded; anything else is a one-line error."""
+    from pipeline.files import read_bounded
+
+    data = sys.stdin.buffer.read(MAX_JSON_BYTES + 1) if path == "-" else read_bounded(path, MAX_JSON_BYTES)
+    if len(data) > MAX_JSON_BYTES:
+        raise UserError(f"{path}: over {MAX_JSON_BYTES // 1024} kB")
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise UserError(f"{path}: JSON nested too deeply") from None
+    if not isinstance(obj, dict):
+        raise UserError(f"{path} must hold a JSON object ({what})")
+    return obj
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,19 +77,20 @@ def add_waits(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("waits", help="tiles that complete a hand (听牌 waits)")
     p.add_argument("concealed", help="concealed tiles, e.g. 1112345678999m")
     _add_meld_option(p)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output: the body of POST /v1/hand")
     p.set_defaults(func=run_waits)
 
 
 def run_waits(args: argparse.Namespace) -> int:
-    from scoring import waits
+    from pipeline.hand import analyze
+    from pipeline.models import HandRequest
 
-    melds = _melds(args.meld)
-    result = waits(args.concealed, melds)
+    analysis = analyze(HandRequest(concealed=args.concealed, melds=_melds(args.meld)))
     if args.json:
-        _print_json({"concealed": args.concealed, "melds": [m.to_dict() for m in melds], "waits": result})
+        print_model(analysis)
     else:
-        print(" ".join(result) if result else "not ready (no tile completes this hand)")
+        waits = [w.tile for w in analysis.waits]
+        print(" ".join(waits) if waits else "not ready (no tile completes this hand)")
     return 0
 
 
@@ -78,17 +100,11 @@ def _add_meld_option(p: argparse.ArgumentParser) -> None:
                         "concealed_kong:9s (闷豆)")
 
 
-def _melds(specs: Sequence[str]) -> list[Meld]:
-    """``["pong:5m", "concealed_kong:9s"]`` → melds; a malformed one is a :class:`UserError`."""
-    from scoring.melds import MELD_TYPES, parse_meld
+def _melds(specs: Sequence[str]) -> list[MeldIn]:
+    """``["pong:5m", "concealed_kong:9s"]`` → melds; a malformed one is a one-line error naming it."""
+    from pipeline.hand import meld_from_text
 
-    melds = []
-    for spec in specs:
-        kind, sep, tile = spec.partition(":")
-        if not sep or kind not in MELD_TYPES:
-            raise UserError(f"--meld {spec!r}: expected TYPE:TILE with TYPE one of {', '.join(MELD_TYPES)}")
-        melds.append(parse_meld({"type": kind, "tile": tile}))
-    return melds
+    return [meld_from_text(spec, "--meld ") for spec in specs]
 
 
 def add_hand(sub: argparse._SubParsersAction) -> None:
@@ -101,7 +117,8 @@ def add_hand(sub: argparse._SubParsersAction) -> None:
     _add_meld_option(p)
     add_win_context_options(p, rules_help="rules preset (gy-normal, gy-reduced, liupanshui, dushan) or a JSON object "
                                           "{\"preset\": ..., <rules key>: value}, e.g. '{\"dadiaoche\": 17}'")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output: the body of POST /v1/hand (an "
+                                                      "assumption made is said on stderr)")
     p.set_defaults(func=run_hand)
 
 
@@ -116,68 +133,49 @@ def _rules_arg(text: str) -> object:
 
 
 def run_hand(args: argparse.Namespace) -> int:
-    from scoring import analyze_hand, parse_tiles
-    from scoring.chickens import held_chickens
-    from scoring.rules import get_rules
-    from scoring.tiles import tile_index
+    from pipeline.hand import analyze, typed_hand_request
 
-    rules = get_rules(_rules_arg(args.rules))
-    melds = _melds(args.meld)
-    tiles = parse_tiles(args.concealed)
-    if args.flipped is not None:
-        tile_index(args.flipped)
-    win, assumptions = args.win, []
-    if len(tiles) + 3 * len(melds) == 14:
-        # 14 tiles: the winning tile is among them, as in a photo of a won hand.
-        if win is None:
-            text = args.concealed.replace(" ", "")
-            win = text[-2:]  # the last tile as written (parse_tiles sorts): its rank and the suit after it
-            assumptions.append(f"14 tiles: took the last one, {win}, as the winning tile (--win picks another)")
-        elif win not in tiles:
-            raise UserError(f"the winning tile {win} is not among the 14 tiles {args.concealed}")
-        tiles.remove(win)
-    result = analyze_hand(tiles, win, melds, args.self_drawn, rules, **win_flags(args))
-    held = [*tiles, *(t for m in melds for t in m.tiles), *([win] if win else [])]
-    chickens = held_chickens(held, args.flipped, rules)
+    req, assumptions = typed_hand_request(args.concealed, args.win, _melds(args.meld), rules=_rules_arg(args.rules),
+                                          flipped=args.flipped, self_drawn=args.self_drawn, **win_flags(args))
+    analysis = analyze(req)
     if args.json:
-        _print_json({**result.to_dict(), "chickens": chickens, "assumptions": assumptions})
+        print_model(analysis)
+        for line in assumptions:
+            print(f"assumed: {line}", file=sys.stderr)
         return 0
-    shown = ", ".join(f"{c['tile']}×{c['count']} {c['label']}" for c in chickens["tiles"])
-    flip = "" if args.flipped is None else f" (翻 {args.flipped} → {chickens['flipped_chicken']})"
-    print("\n".join([*assumptions, *result.explanation,
-                     f"鸡 (chickens) held{flip}: " + (f"{shown} = {chickens['total']}" if shown else "none")]))
+    print("\n".join([*assumptions, *_hand_lines(analysis)]))
     return 0
+
+
+def _hand_lines(analysis: HandAnalysis) -> list[str]:
+    """The analysis in words, its chickens last: held under which 翻鸡 (flipped chicken), or none."""
+    from pipeline.hand import CHICKENS_HELD
+
+    chickens = analysis.chickens
+    lines = [line for line in analysis.explanation if not line.startswith(CHICKENS_HELD)]
+    if chickens is None:
+        return lines
+    shown = ", ".join(f"{c.tile}×{c.count} {c.label}" for c in chickens.tiles)
+    flip = "" if chickens.flipped is None else f" (翻 {chickens.flipped} → {chickens.flipped_chicken})"
+    return [*lines, f"{CHICKENS_HELD}{flip}: " + (f"{shown} = {chickens.total}" if shown else "none")]
 
 
 def add_settle(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("settle", help="settle a whole table: hand fan, 豆 (kongs), 鸡 (chickens), next dealer")
-    p.add_argument("table", help="table state JSON file (see scoring/settle.py; examples in tests/data/tables)")
+    p.add_argument("table", help="table state JSON file (- for stdin): the body of POST /v1/settle (examples in "
+                                 "tests/data/tables)")
     p.add_argument("--rules", metavar="RULES", help="rules preset gy-normal, gy-reduced, liupanshui or dushan, or a JSON "
                                                     "object {\"preset\": ..., <switch>: value}; replaces the file's "
                                                     "preset and adds to its rule overrides (zhuoji rules lists them)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="machine-readable output: the body POST /v1/settle answers")
     p.set_defaults(func=run_settle)
 
 
-MAX_TABLE_BYTES = 1024 * 1024  # as the API's JSON limit: a whole table state is a few kB
-
-
 def run_settle(args: argparse.Namespace) -> int:
-    from scoring import settle
-    from scoring.seat_names import name_seats, named_settlement
-    from vision.files import read_file
+    from pipeline.hand import settle_table
+    from pipeline.models import SettleRequest
 
-    data = read_file(args.table, MAX_TABLE_BYTES)  # a folder, device, FIFO or huge file: one line, never a hang
-    try:
-        state = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"{args.table} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{args.table} is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise UserError(f"{args.table}: JSON nested too deeply") from None
-    if not isinstance(state, dict):
-        raise UserError(f"{args.table} must hold a JSON object (the table state)")
+    state = read_json_object(args.table, "the table state")
     if args.rules is not None:
         file_rules = state.get("rules")
         overrides = dict(file_rules) if isinstance(file_rules, dict) else {}
@@ -185,22 +183,15 @@ def run_settle(args: argparse.Namespace) -> int:
             overrides["preset"] = file_rules
         given = _rules_arg(args.rules)
         state["rules"] = {**overrides, **(given if isinstance(given, dict) else {"preset": given})}
-    names = state.pop("names", None)  # the players' names, as /v1/settle takes them
-    if names is not None and not (isinstance(names, list) and len(names) == 4
-                                  and all(isinstance(n, str) and n.strip() for n in names)):
-        raise UserError(f"{args.table}: names must be a list of the 4 players' names, seats 0..3")
-    try:
-        result = named_settlement(settle(state), names)
-    except ValueError as exc:
-        raise UserError(name_seats(str(exc), names)) from None
+    result = settle_table(SettleRequest.model_validate(state))
     if args.json:
-        _print_json(result.to_dict())
+        print_model(result)
     else:
         print("\n".join(_settle_lines(result)))
     return 0
 
 
-def _settle_lines(result: Settlement) -> list[str]:
+def _settle_lines(result: SettleResponse) -> list[str]:
     """Human-readable settlement: one row per player, the itemized ledger, the next dealer."""
     lines = [f"Rules: {result.rules.preset}, 底分 (base) {result.rules.base}", "",
              # CJK characters are two columns wide: "叫牌" fills 4 of its 6, "豆"/"鸡" 2 of their 6.
@@ -209,12 +200,12 @@ def _settle_lines(result: Settlement) -> list[str]:
         seat = f"P{p.seat}" + (" dealer" if p.dealer else "")
         ready = "yes" if p.ting else "no"
         waits = " ".join(p.waits) or "-"
-        win = f"{p.win.hand_type.name_zh} {p.win.hand_type.fan} (W {p.win.value})" if p.win else ""
+        win = f"{p.win.name} {p.win.fan} (W {p.win.value})" if p.win else ""
         if p.burned:
             win = (win + " 全烧 burned").strip()
         lines.append(f"{seat:<10}{ready:<6}{waits:<14}{p.hand:>6}{p.dou:>6}{p.chicken:>6}{p.total:>+7}  {win}")
     lines += ["", "Ledger:"]
-    lines += [f"  {t.component:<8}P{t.payer} → P{t.payee} {t.fan:>3}  {t.reason}" for t in result.ledger]
+    lines += [f"  {t.component:<8}P{t.from_} → P{t.to} {t.fan:>3}  {t.reason}" for t in result.ledger]
     if not result.ledger:
         lines.append("  (no payments)")
     lines += ["", "Explanation:", *(f"  {line}" for line in result.explanation)]
@@ -222,6 +213,9 @@ def _settle_lines(result: Settlement) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from pipeline.limits import cap_decoded_pixels
+
+    cap_decoded_pixels()  # before any command loads OpenCV
     parser = build_parser()
     # `train`, `train-classifier`, `train-back-check` and `quantize` hand their options to their own parsers;
     # argparse's REMAINDER alone drops a leading --option.
@@ -232,6 +226,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.func(args)
+    except ValidationError as exc:  # a request model refused the input: one line, as the service words it
+        from pipeline.errors import validation_line
+
+        print(f"zhuoji {args.command}: error: {validation_line(exc)}", file=sys.stderr)
+        return 2
     except (UserError, ValueError, FileNotFoundError, IsADirectoryError, PermissionError,
             json.JSONDecodeError) as exc:
         print(f"zhuoji {args.command}: error: {exc}", file=sys.stderr)

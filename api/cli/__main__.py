@@ -1,4 +1,4 @@
-"""``python -m api.cli``: the ``zhuoji`` command."""
+"""``python -m api.cli``: the ``zhuoji`` command without the installed script."""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""``zhuoji calibrate``: teach it your set (a shell over vision.calibrate)."""
+"""``zhuoji calibrate``: teach it your set (a shell over ``pipeline.calibration``, as ``POST /v1/calibrate``)."""
 
 from __future__ import annotations
 
@@ -17,22 +17,20 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from pipeline.calibration import calibrate_photo
+    from api.cli.output import print_model
+    from pipeline.calibration import calibrate_bytes
+    from pipeline.files import read_photo_file
     from pipeline.settings import Settings, open_detector
-    from vision.images import load_image
 
-    if not args.image.is_file():
-        raise ValueError(f"{args.image}: no such file")
-    image = load_image(args.image)  # an unreadable photo: ImageError, one line and exit 2
-    calibration = calibrate_photo(open_detector(Settings.from_env(model=args.model)), image)
-    text = json.dumps(calibration)
+    data = read_photo_file(args.image)  # no such file, a folder, a FIFO: one line and exit 2
+    calibration = calibrate_bytes(open_detector(Settings.from_env(model=args.model)), data, str(args.image))
     if args.out is None:
-        print(text)
+        print_model(calibration)  # the body of POST /v1/calibrate
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text + "\n", encoding="utf-8")
-    print(f"{args.out}: references of the 27 tiles ({calibration['kind']} of {calibration['model']}); the networks "
-          f"named {round(calibration['agreement'] * 27)} of 27 as their place says")
+    args.out.write_text(json.dumps(calibration.model_dump(mode="json"), ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{args.out}: references of the 27 tiles ({calibration.kind} of {calibration.model}); the networks "
+          f"named {round(calibration.agreement * 27)} of 27 as their place says")
     return 0
 
 
@@ -47,9 +45,9 @@ def add_calibration_option(p: argparse.ArgumentParser) -> None:
 def calibration_arg(args: argparse.Namespace):
     """The calibration ``--calibration`` names, the one kept with ``--table``, or None."""
     from api.cli.table_calibration_commands import table_calibration
-    from vision.calibrate import load_calibration
+    from pipeline.calibration import read_calibration_file
 
     kept = table_calibration(args)
     if kept is not None:
         return kept
-    return load_calibration(args.calibration) if args.calibration is not None else None
+    return read_calibration_file(args.calibration) if args.calibration is not None else None

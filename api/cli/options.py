@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from scoring.hand import WIN_FLAGS
+from pipeline.models import WIN_FLAGS
 
 
 def add_win_context_options(p: argparse.ArgumentParser, rules_help: str = "") -> None:

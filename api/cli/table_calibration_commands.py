@@ -5,7 +5,6 @@ store and pipeline functions as ``/v1/tables/{id}/calibrate`` and the ``table`` 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,22 +51,15 @@ def calibration_problem_here(kept: CalibrationRecord | None, model: Path | None 
 
 def calibration_json(args: argparse.Namespace) -> dict[str, Any]:
     """The calibration of ``args.image``: a JSON file as it is (checked), a photo calibrated here."""
-    from pipeline.calibration import calibrate_photo, check_calibration_json
+    from pipeline.calibration import calibrate_bytes, calibration_file_json
+    from pipeline.files import read_photo_file
     from pipeline.settings import Settings, open_detector
-    from vision.calibrate import MAX_FILE_BYTES
-    from vision.files import read_file
-    from vision.images import load_image
 
-    if not args.image.is_file():
-        raise ValueError(f"{args.image}: no such file")
     if args.image.suffix.lower() == ".json":
-        text = read_file(args.image, MAX_FILE_BYTES)
-        try:
-            return check_calibration_json(json.loads(text))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{args.image} is not JSON ({exc})") from None
-    image = load_image(args.image)  # an unreadable photo: ImageError, one line and exit 2
-    return calibrate_photo(open_detector(Settings.from_env(model=args.model)), image)
+        return calibration_file_json(args.image)
+    data = read_photo_file(args.image)  # no such file, a folder, a FIFO: one line and exit 2
+    return calibrate_bytes(open_detector(Settings.from_env(model=args.model)), data, str(args.image)).model_dump(
+        mode="json")
 
 
 def add_table_option(p: argparse.ArgumentParser) -> None:

@@ -18,12 +18,28 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from api.cli.output import print_model
+from pipeline.table_models import (
+    CalibrationOut,
+    Payments,
+    ProfileList,
+    ProfileOut,
+    RoundAdded,
+    RoundOut,
+    TableCalibration,
+    TableCreated,
+    TableList,
+    TableOut,
+    TableShown,
+    TableUpdated,
+)
+
 if TYPE_CHECKING:
-    from tables import KeyedTable, RoundRecord, TableRecord, TableStore
+    from tables import CalibrationRecord, KeyedTable, RoundRecord, TableRecord, TableStore
 
 
-def _print_json(obj: object) -> None:
-    print(json.dumps(obj, ensure_ascii=False))
+def _calibration_out(kept: CalibrationRecord | None, problem: str | None) -> CalibrationOut | None:
+    return None if kept is None else CalibrationOut.model_validate({**kept.to_dict(), "recalibrate": problem})
 
 
 # ------------------------------------------------------------------------------ zhuoji table
@@ -163,7 +179,7 @@ def _read_round(path: str) -> dict[str, Any]:
     """A round from a file or stdin, checked by the API's model (strict types, unknown keys refused)."""
     from pydantic import ValidationError
 
-    from api.service.table_schemas import RoundIn
+    from pipeline.models import HandEnd
 
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -179,7 +195,7 @@ def _read_round(path: str) -> dict[str, Any]:
     if taken:
         raise ValueError(f"{path}: a round does not set {', '.join(taken)}: the table decides them")
     try:
-        return RoundIn.model_validate(data).model_dump(by_alias=True, exclude_unset=True)
+        return HandEnd.model_validate(data).model_dump(by_alias=True, exclude_unset=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "round"
@@ -188,7 +204,7 @@ def _read_round(path: str) -> dict[str, Any]:
 
 
 def _table_lines(table: TableRecord, rounds: list[RoundRecord] | None = None) -> list[str]:
-    from scoring.scorebook import outcome_words
+    from tables.export import outcome_words
 
     rules = table.rules if isinstance(table.rules, str) else json.dumps(table.rules, ensure_ascii=False)
     finished = ", finished (结账)" if table.finished else ""
@@ -221,8 +237,8 @@ def run_new(args: argparse.Namespace) -> int:
     players = [p.strip() for p in args.players.split(",")]
     store = _open(args)
     keyed = _call(store.create_table, args.name, players, _rules_arg(args.rules), args.dealer, args.profile)
-    if args.json:  # the POST /v1/tables answer
-        _print_json(keyed.to_dict(args.base_url))
+    if args.json:
+        print_model(TableCreated.model_validate(keyed.to_dict(args.base_url)))  # the body of POST /v1/tables
     else:
         print("\n".join(_table_lines(keyed.table)))
         print(f"table {keyed.table.id} stored in {store.location}")
@@ -233,7 +249,7 @@ def run_new(args: argparse.Namespace) -> int:
 def run_key(args: argparse.Namespace) -> int:
     keyed = _call(_open(args).issue_edit_key, args.id)
     if args.json:
-        _print_json(keyed.to_dict(args.base_url))
+        print_model(TableCreated.model_validate(keyed.to_dict(args.base_url)))
     else:
         print(f"a new edit key for table {keyed.table.id} ({keyed.table.name}): the old one no longer writes")
         print("\n".join(_key_lines(keyed, args.base_url)))
@@ -248,8 +264,8 @@ def run_list(args: argparse.Namespace) -> int:
     store = _open(args)
     tables, total = _call(store.list_tables, args.limit, args.offset)
     if args.json:
-        _print_json({"tables": [t.to_dict() for t in tables], "total": total, "limit": args.limit,
-                     "offset": args.offset})
+        print_model(TableList(tables=[TableOut.model_validate(t.to_dict()) for t in tables], total=total,
+                              limit=args.limit, offset=args.offset))
         return 0
     print(f"database: {store.location} ({total} table(s))")
     for t in tables:
@@ -268,9 +284,10 @@ def run_show(args: argparse.Namespace) -> int:
 
     problem = calibration_problem_here(kept)
     if args.json:
-        _print_json({"table": table.to_dict(), "rounds": [r.to_dict() for r in rounds],
-                     "calibration": None if kept is None else {**kept.to_dict(), "recalibrate": problem},
-                     "view_url": view_url(table.view_id, args.base_url)})
+        # the bodies of GET /v1/tables/{id}, …/rounds and …/calibration in one
+        print_model(TableShown(table=TableOut.model_validate(table.to_dict()),
+                               rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds],
+                               calibration=_calibration_out(kept, problem)))
     else:
         lines = _table_lines(table, rounds)
         print("\n".join([lines[0], "  " + calibration_words(kept, problem),
@@ -283,7 +300,7 @@ def run_round(args: argparse.Namespace) -> int:
     store = _open(args)
     answer, replayed = _call(store.add_round, args.id, round_, args.expected_version, args.key)
     if args.json:
-        _print_json(answer)
+        print_model(RoundAdded.model_validate(answer))  # the body of POST /v1/tables/{id}/rounds
         return 0
     from tables import TableRecord
 
@@ -296,7 +313,7 @@ def run_round(args: argparse.Namespace) -> int:
 
 def _changed(args: argparse.Namespace, table: TableRecord, what: str) -> int:
     if args.json:
-        _print_json({"table": table.to_dict()})
+        print_model(TableUpdated(table=TableOut.model_validate(table.to_dict())))
     else:
         print(what)
         print("\n".join(_table_lines(table)))
@@ -328,7 +345,7 @@ def run_pay(args: argparse.Namespace) -> int:
     table = _call(store.get_table, args.id)
     result = settle_up(table.totals, args.per_point)
     if args.json:
-        _print_json(result.to_dict())
+        print_model(Payments.model_validate(result.to_dict()))  # the body of GET …/payments
         return 0
     names = table.players
     print(f"{table.name}: 结账 (settle up), {result.per_point} per point")
@@ -390,8 +407,8 @@ def run_table_calibrate(args: argparse.Namespace) -> int:
         what = "calibration kept with the table: its photos (read/score --table) are named with it"
     problem = calibration_problem_here(kept, getattr(args, "model", None))
     if args.json:
-        _print_json({"calibration": None if kept is None else {**kept.to_dict(), "recalibrate": problem},
-                     "table": table.to_dict()})
+        print_model(TableCalibration(calibration=_calibration_out(kept, problem),
+                                     table=TableOut.model_validate(table.to_dict())))
         return 0
     print(what)
     print(calibration_words(kept, problem))
@@ -405,7 +422,7 @@ def run_profile(args: argparse.Namespace) -> int:
     store = _open(args)
     profile = _call(store.save_profile, args.name, _rules_arg(args.rules), args.from_table)
     if args.json:
-        _print_json(profile.to_dict())
+        print_model(ProfileOut.model_validate(profile.to_dict()))
     else:
         print(f"house profile {profile.name!r} saved: {json.dumps(profile.rules, ensure_ascii=False)}")
     return 0
@@ -415,7 +432,7 @@ def run_profiles(args: argparse.Namespace) -> int:
     store = _open(args)
     profiles = _call(store.list_profiles)
     if args.json:
-        _print_json({"profiles": [p.to_dict() for p in profiles]})
+        print_model(ProfileList(profiles=[ProfileOut.model_validate(p.to_dict()) for p in profiles]))
     else:
         for p in profiles:
             print(f"{p.name}: {json.dumps(p.rules, ensure_ascii=False)}")
@@ -458,10 +475,10 @@ def _seat(text: str, option: str) -> int:
 
 
 def run_chajiao(args: argparse.Namespace) -> int:
-    from api.service.errors import ApiError
-    from api.service.uploads import decode_image
+    from api.cli.output import print_model
+    from pipeline.files import read_photo_file
     from pipeline.hand import chajiao, text_hand
-    from pipeline.photo import photo_hand, read_photo
+    from pipeline.photo import photo_hand_bytes
 
     if not 0 <= args.dealer <= 3 or not 1 <= args.streak <= 1000:
         raise ValueError("--dealer is a seat 0..3 and --streak a whole number 1..1000")
@@ -474,22 +491,19 @@ def run_chajiao(args: argparse.Namespace) -> int:
         raise ValueError(f"give 2 to 4 hands (--hand SEAT TILES or --photo SEAT IMAGE), not {len(given)}")
     detector = None
     hands = []
-    try:
-        for seat, kind, value in sorted(given):
-            if kind == "hand":
-                hands.append(text_hand(seat, value))
-                continue
-            image = decode_image(Path(value).read_bytes(), f"photo{seat}")
-            if detector is None:
-                from pipeline.settings import Settings, open_detector
+    for seat, kind, value in sorted(given):
+        if kind == "hand":
+            hands.append(text_hand(seat, value))
+            continue
+        data = read_photo_file(value)
+        if detector is None:
+            from pipeline.settings import Settings, open_detector
 
-                detector = open_detector(Settings.from_env(model=args.model))
-            hands.append(photo_hand(read_photo(detector, image).reading, seat))
-        result = chajiao(hands, _rules_arg(args.rules), args.dealer, args.streak)
-    except ApiError as exc:  # an image the service would refuse (corrupt, too large)
-        raise ValueError(exc.message) from None
+            detector = open_detector(Settings.from_env(model=args.model))
+        hands.append(photo_hand_bytes(detector, seat, data))  # refused as the service refuses photo{seat}
+    result = chajiao(hands, _rules_arg(args.rules), args.dealer, args.streak)
     if args.json:
-        _print_json(result.model_dump(mode="json", by_alias=True))
+        print_model(result)  # the body of POST /v1/chajiao/photos for the same hands
         return 0
     for row in result.players:
         if not row.given:

@@ -4,9 +4,12 @@ vision.detect, the photo pipeline, vision.training.train, vision.training.train_
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.models import ReadResponse
 
 
 def add_detect(sub: argparse._SubParsersAction) -> None:
@@ -37,11 +40,11 @@ def _add_turned_option(p: argparse.ArgumentParser, default: bool | None) -> None
 def run_detect(args: argparse.Namespace) -> int:
     import cv2
 
+    from api.cli.output import print_model
     from api.cli.paths import annotation_target
+    from pipeline.files import read_photo_file
+    from pipeline.photo import annotated_image, detect_response, find_tiles
     from pipeline.settings import Settings, open_detector
-    from vision.annotate import draw_detections
-    from vision.detect import ImageError
-    from vision.images import load_photo_reduced
 
     if not 0 < args.conf < 1 or (args.iou is not None and not 0 < args.iou < 1):
         raise ValueError("--conf and --iou take a number between 0 and 1")
@@ -51,25 +54,21 @@ def run_detect(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.images:
         try:  # a shape no photo of tiles has is refused before any model runs; a large JPEG is decoded reduced
-            image, full_size = load_photo_reduced(path, getattr(detector, "min_side", None))
-        except ImageError as exc:
+            found = find_tiles(detector, read_photo_file(path), str(path), conf=args.conf, tiled=args.tiled or None,
+                               turned=args.turned, **overlap)
+        except ValueError as exc:
             print(f"zhuoji detect: {exc}", file=sys.stderr)
             failed += 1
             continue
-        found = detector(image, conf=args.conf, tiled=args.tiled or None, turned=args.turned, **overlap)
-        dets = found.rescaled(full_size)  # in the photo's own pixels
-        order = dets.xyxy[:, 0].argsort(kind="stable")
-        as_json = dets.to_json()
-        boxes = [as_json[i] for i in order]
+        answer = detect_response(found, detector.model_path.name)
         if args.json:
-            print(json.dumps({"image": str(path), "detections": [
-                {"tile": b["tile"], "box": b["box"], "confidence": b["confidence"]} for b in boxes]},
-                ensure_ascii=False))
+            print_model(answer)  # one line per photo: the body of POST /v1/detect
         else:
-            print(f"{path}: {len(boxes)} tiles: {' '.join(b['tile'] for b in boxes)}")
+            names = [t.tile for t in sorted(answer.tiles, key=lambda t: t.box[0])]  # left to right
+            print(f"{path}: {len(names)} tiles: {' '.join(names)}")
         if args.annotate:
             out = folder / f"{path.stem}.jpg" if folder is not None else args.annotate
-            if not cv2.imwrite(str(out), draw_detections(image, found)):
+            if not cv2.imwrite(str(out), annotated_image(found)):
                 raise ValueError(f"cannot write {out}")
     # bad input only (no photo could be read): 2, as every command; some photos read, some not: 1
     return (2 if failed == len(args.images) else 1) if failed else 0
@@ -104,36 +103,25 @@ def add_score(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_score)
 
 
-def _read_photo_arg(args: argparse.Namespace):
-    """The detector and the read photo of ``read``/``score``; a bad photo, or an ``--annotate`` path that cannot be
-    written, becomes a one-line ValueError before any model runs."""
-    import time
-
+def _photo_arg(args: argparse.Namespace):
+    """The detector, the photo's bytes and its calibration for ``read``/``score``; a photo that cannot be read, or
+    an ``--annotate`` path that cannot be written, is a one-line error before any model runs."""
     from api.cli.calibrate_commands import calibration_arg
     from api.cli.paths import JPEG_EXTENSIONS, annotation_target
-    from api.service.errors import ApiError
-    from api.service.uploads import decode_image_reduced
-    from pipeline.photo import read_photo
+    from pipeline.files import read_photo_file
     from pipeline.settings import Settings, open_detector
-    from vision.files import read_file
-    from vision.images import MAX_FILE_BYTES
 
-    data = read_file(args.image, MAX_FILE_BYTES)  # a folder, device, FIFO or huge file: one line, never a hang
+    data = read_photo_file(args.image)
     calibration = calibration_arg(args)
     if args.annotate:
         folder = annotation_target(args.annotate, False, JPEG_EXTENSIONS)
         if folder is not None:
             args.annotate = folder / f"{args.image.stem}.jpg"
-    detector = open_detector(Settings.from_env(model=args.model))
-    start = time.perf_counter()
-    try:
-        # shapes no photo of tiles has are refused here, before any model runs; a large JPEG is decoded reduced
-        image, full_size = decode_image_reduced(data, "image", getattr(detector, "min_side", None))
-    except ApiError as exc:
-        raise ValueError(f"{args.image}: {exc.message}") from None
-    turned = "auto" if args.turned is None else args.turned
-    return detector, read_photo(detector, image, turned=turned, start=start, full_size=full_size,
-                                calibration=calibration)
+    return open_detector(Settings.from_env(model=args.model)), data, calibration
+
+
+def _turned(args: argparse.Namespace) -> bool | str:
+    return "auto" if args.turned is None else args.turned
 
 
 def _write_annotation(photo, out: Path) -> None:
@@ -147,31 +135,31 @@ def _write_annotation(photo, out: Path) -> None:
         raise ValueError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-def _print_reading(result: dict) -> None:
-    hand = result["hand"]
+def _print_reading(result: ReadResponse) -> None:
+    hand = result.hand
     melds = " ".join(f"[{m.type}:{m.tile or '?'}]" for m in hand.melds)
     print(f"hand: {' '.join(hand.concealed_tiles) or '-'} {melds}".rstrip())
     if hand.river:
         print(f"river: {' '.join(hand.river)}")
     if hand.indicator:
         print(f"翻鸡 indicator: {hand.indicator}")
-    for c in result["changes"]:
-        print(f"corrected by the rules: {c['from']} → {c['to']} ({c['reason']})")
-    for r in result["retake"]:
+    for c in result.changes:
+        print(f"corrected by the rules: {c.from_} → {c.to} ({c.reason})")
+    for r in result.retake:
         print(f"retake? {r.code}: {r.message}")
-    if result.get("calibration") is not None:
-        print(f"calibration: {result['calibration'].message}")
+    if result.calibration is not None:
+        print(f"calibration: {result.calibration.message}")
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from pipeline.photo import read_response
+    from api.cli.output import print_model
+    from pipeline.photo import read_bytes, read_response
 
-    detector, photo = _read_photo_arg(args)
+    detector, data, calibration = _photo_arg(args)
+    photo = read_bytes(detector, data, str(args.image), _turned(args), calibration)
     result = read_response(photo, detector.model_path.name)
     if args.json:
-        from pipeline.models import ReadResponse
-
-        print(ReadResponse(**result).model_dump_json(by_alias=True))
+        print_model(result)  # the body of POST /v1/read
     else:
         _print_reading(result)
     if args.annotate:
@@ -180,29 +168,24 @@ def run_read(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from pydantic import ValidationError
-
     from api.cli.options import win_flags
+    from api.cli.output import print_model
     from pipeline.models import ScoreContext
-    from pipeline.photo import score_reading
+    from pipeline.photo import score_bytes
 
-    try:
-        ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,
-                           annotate=False, **win_flags(args))
-    except ValidationError as exc:
-        raise ValueError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
-    detector, photo = _read_photo_arg(args)
-    result = score_reading(photo, ctx, detector.model_path.name)
+    ctx = ScoreContext(rules=args.rules, win_tile=args.win, flipped=args.flipped, self_drawn=args.self_drawn,
+                       annotate=False, **win_flags(args))
+    detector, data, calibration = _photo_arg(args)
+    photo, result = score_bytes(detector, data, ctx, calibration, turned=_turned(args), field=str(args.image))
     if args.json:
-        print(result.model_dump_json(by_alias=True))
+        print_model(result)  # the body of POST /v1/score
     else:
-        _print_reading({"hand": result.hand, "changes": result.changes, "retake": result.retake,
-                        "calibration": result.calibration})
+        _print_reading(result)
         for line in result.assumptions:
             print(f"assumed: {line}")
         if result.score_error is not None:
             print(f"cannot score yet: {result.score_error.message}")
-        else:
+        elif result.analysis is not None:
             for line in result.analysis.explanation:
                 print(line)
     if args.annotate:
@@ -237,27 +220,12 @@ def add_quantize(sub: argparse._SubParsersAction) -> None:
 
 
 def run_quantize(args: argparse.Namespace) -> int:
-    try:
-        import onnx  # noqa: F401
-    except ImportError:
-        raise ValueError("quantizing needs the train extra: pip install -e '.[train]'") from None
-    from vision.training.quantize import main as quantize_main
+    from pipeline.training import run_training
 
-    return quantize_main(args.rest)
+    return run_training("quantize", args.rest)
 
 
 def run_train(args: argparse.Namespace) -> int:
-    try:
-        import torch  # noqa: F401
+    from pipeline.training import run_training
 
-        if args.command == "train":
-            import ultralytics  # noqa: F401
-
-            from vision.training.train import main as train_main
-        elif args.command == "train-back-check":
-            from vision.training.train_back_check import main as train_main
-        else:
-            from vision.training.train_classify import main as train_main
-    except ImportError:
-        raise ValueError("training needs the train extra: pip install -e '.[train]'") from None
-    return train_main(args.rest)
+    return run_training(args.command, args.rest)

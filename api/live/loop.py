@@ -5,12 +5,10 @@ keeps only the newest frame, so detection runs as fast as the machine allows and
 are dropped, never queued. A video file is read in order, every ``--every``-th frame processed, so runs repeat.
 
 A table does not change between two frames, and the detector is the costly step: it runs only when the view
-changed beyond a shift of the camera, while the tiles are not settled, and once every ``REFRESH_FRAMES`` frames
-(``vision/tracking.py``). Each tile is a track whose box follows the view's shift and whose name is the vote of its
-last looks, so one photo's misread tile or missed box changes nothing. :class:`ReadingVoter` then votes per
-position over the readings of the last few frames (each concealed tile, each meld, each discard, the 翻鸡
-indicator); the voted reading is reported once most of the window has agreed on it for a few frames in a row and
-it differs from the one reported before.
+changed beyond a shift of the camera, while the tiles are not settled, and once every ``REFRESH_FRAMES`` frames.
+The tracking, the reading (the photo pipeline's own steps) and the vote are ``pipeline.live``'s; the voted reading
+is reported once most of the window has agreed on it for a few frames in a row and it differs from the one
+reported before.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,14 +25,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from pipeline.live import ReadingVoter, TrackedView, Voted, reading_text
 from pipeline.models import HandAnalysis, ScoreContext
-from pipeline.photo import score_hand
-from scoring.tiles import to_mpsz
-from vision.annotate import draw_detections
-from vision.detect import Detector
-from vision.layout import layout
-from vision.reading import Reading, ReadMeld, read
-from vision.tracking import Motion, TileTracks, ViewChange
+from pipeline.photo import Detector, Reading, score_hand
 
 REFRESH_FRAMES = 15  # the detector looks again at least this often (frames), however still the view
 
@@ -121,72 +114,6 @@ class Frames:
             cap.release()
 
 
-# ---------------------------------------------------------------------------------------------- voting
-
-
-def _majority(values: list[Any]) -> tuple[Any, int]:
-    """Most common value and its votes; ties go to the latest."""
-    counts = Counter(values)
-    best = max(counts.values())
-    return next(v for v in reversed(values) if counts[v] == best), best
-
-
-def _vote_sequence(seqs: list[tuple[str, ...]]) -> tuple[tuple[str, ...], float]:
-    """Per-position majority over the sequences of the most common length; support = weakest position's share."""
-    length, _ = _majority([len(s) for s in seqs])
-    same = [s for s in seqs if len(s) == length]
-    out, support = [], len(same) / len(seqs)
-    for i in range(length):
-        tile, votes = _majority([s[i] for s in same])
-        out.append(tile)
-        support = min(support, votes / len(seqs))
-    return tuple(out), support
-
-
-@dataclass(frozen=True)
-class Voted:
-    """A reading agreed on by most of the window."""
-
-    concealed: tuple[str, ...]
-    melds: tuple[tuple[str, str | None], ...]
-    river: tuple[str, ...]
-    indicator: str | None
-    support: float  # weakest share of the window that agreed, 0..1
-
-    def reading(self) -> Reading:
-        tiles = [t for t in self.concealed if t != "?"]
-        return Reading(concealed=to_mpsz(tiles), concealed_tiles=list(self.concealed),
-                       melds=[ReadMeld(k, t) for k, t in self.melds], river=list(self.river),
-                       indicator=self.indicator, count=len(self.concealed) + 3 * len(self.melds))
-
-    def text(self) -> str:
-        melds = " ".join(f"[{k}:{t or '?'}]" for k, t in self.melds)
-        return " ".join(x for x in ("".join(self.concealed), melds) if x) or "(no tiles)"
-
-
-class ReadingVoter:
-    """Votes over the readings of the last ``window`` processed frames."""
-
-    def __init__(self, window: int = 5, quorum: float = 0.6) -> None:
-        self.readings: deque[Reading] = deque(maxlen=max(1, window))
-        self.quorum = quorum
-
-    def add(self, reading: Reading) -> Voted | None:
-        """Add a frame's reading; the voted reading once the window is full and a quorum agrees."""
-        self.readings.append(reading)
-        if len(self.readings) < self.readings.maxlen:  # type: ignore[operator]
-            return None
-        rs = list(self.readings)
-        concealed, s1 = _vote_sequence([tuple(r.concealed_tiles) for r in rs])
-        melds, n_melds = _majority([tuple((m.type, m.tile) for m in r.melds) for r in rs])
-        river, s2 = _vote_sequence([tuple(r.river) for r in rs])
-        indicator, n_ind = _majority([r.indicator for r in rs])
-        support = min(s1, s2, n_melds / len(rs), n_ind / len(rs))
-        if support < self.quorum:
-            return None
-        return Voted(concealed, melds, river, indicator, support)
-
-
 # ----------------------------------------------------------------------------------------------- scoring
 
 
@@ -250,7 +177,7 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
     ctx = ctx or ScoreContext()
     voter = ReadingVoter(window)
     hold = window // 2 + 1
-    view, tracks = ViewChange(), TileTracks()
+    view = TrackedView(detector)
     recent: deque[str] = deque(maxlen=max(1, window))
     stats = LiveStats()
     writer: cv2.VideoWriter | None = None
@@ -265,24 +192,21 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
         for number, frame in source_frames:
             t0 = time.perf_counter()
             motion = view.motion(frame)
-            settled = (tracks.steady and len(recent) == recent.maxlen and len(set(recent)) == 1
+            settled = (view.steady and len(recent) == recent.maxlen and len(set(recent)) == 1
                        and reported is not None and candidate == reported.text())
             ran = reading is None or motion.changed or not settled or since >= refresh
             if ran:
-                tracks.update(detector(frame), motion.dx, motion.dy)
+                reading = view.look(frame, motion)  # the photo pipeline's steps, on the tracked tiles
                 stats.detector_runs += 1
-                view.set_reference(frame)
-                motion, since = Motion(0.0, 0.0, False), 0
-                shown = tracks.detections()
-                reading = read(shown, layout(shown), frame)
+                since = 0
             else:
                 since += 1
-                shown = tracks.detections(motion.dx, motion.dy)
+                view.follow(motion)
             stats.busy_seconds += time.perf_counter() - t0
             stats.frames_processed += 1
             stats.frames_read = source_frames.read
             voted = voter.add(reading)
-            recent.append(_reading_text(reading))
+            recent.append(reading_text(reading))
             text = voted.text() if voted is not None else ""
             if text != candidate:
                 candidate, agreed, agreed_runs = text, 0, 0
@@ -302,7 +226,7 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
                 else:
                     emit(f"[frame {number}, {elapsed:.1f} s] {voted.text()} → {line}")
             if out is not None:
-                image = _banner(draw_detections(frame, shown), banner)
+                image = _banner(view.annotated(frame), banner)
                 if writer is None:
                     writer = _writer(out, source, every, image.shape)
                 writer.write(image)
@@ -317,11 +241,6 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
     stats.seconds = time.perf_counter() - start
     stats.frames_read = source_frames.read
     return stats
-
-
-def _reading_text(reading: Reading) -> str:
-    melds = " ".join(f"[{m.type}:{m.tile}]" for m in reading.melds)
-    return f"{''.join(reading.concealed_tiles)} {melds} | {' '.join(reading.river)} | {reading.indicator}"
 
 
 def _writer(out: Path, source: str, every: int, shape: tuple[int, ...]) -> cv2.VideoWriter:

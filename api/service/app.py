@@ -123,6 +123,3 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     app.mount("/web", StaticFiles(directory=WEB), name="web")
     document_contract(app)
     return app
-
-
-app = create_app()

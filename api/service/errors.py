@@ -9,8 +9,6 @@ counts how often it ran (``app.state.internal_errors``) so tests can prove hosti
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -18,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pipeline.errors import Refused
+from pipeline.errors import Refused, field_path, problem_message
 
 log = logging.getLogger("zhuoji.api")
 
@@ -51,33 +49,9 @@ def error_response(status: int, code: str, message: str, details: list[dict[str,
     return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
 
 
-@contextmanager
-def invalid_input(code: str = "invalid_hand", status: int = 422) -> Iterator[None]:
-    """Turn the ``ValueError`` a stage function raises for malformed input into an :class:`ApiError`.
-
-    Used around calls whose documented contract is "``ValueError`` with a readable message on bad input"
-    (``scoring.analyze_hand``, ``scoring.settle``, ``scoring.parse_tiles``), so the engine's wording reaches the
-    client. Other exceptions are bugs and go to the catch-all handler.
-    """
-    try:
-        yield
-    except ValueError as exc:
-        raise ApiError(status, code, str(exc)) from exc
-
-
-def _location(loc: tuple[Any, ...]) -> str:
-    # ("body", "players", 2, "concealed") → "players[2].concealed"; the "body" prefix says nothing to a client.
-    parts = [p for p in loc if p not in ("body", "query", "path", "header", "cookie")] or list(loc)
-    text = ""
-    for p in parts:
-        text += f"[{p}]" if isinstance(p, int) else (f".{p}" if text else str(p))
-    return text or "request"
-
-
 def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
     # Only location, message and type: the raw input and the ctx objects may be bytes or exceptions.
-    return [{"field": _location(tuple(e.get("loc", ()))),
-             "message": str(e.get("msg", "")).removeprefix("Value error, "), "type": str(e.get("type", ""))}
+    return [{"field": field_path(tuple(e.get("loc", ()))), "message": problem_message(e), "type": str(e.get("type", ""))}
             for e in exc.errors()[:20]]
 
 
@@ -88,7 +62,9 @@ async def _api_error(_: Request, exc: Exception) -> JSONResponse:
 
 async def _refused(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, Refused)
-    return error_response(422, exc.code, exc.message)
+    # bytes that are no image we decode: the media type is wrong; every other refusal is content we understood
+    status = 415 if exc.code == "unsupported_media_type" else 422
+    return error_response(status, exc.code, exc.message)
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:

@@ -17,7 +17,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from api.service.responses import Health, Readiness, ReadinessCheckResult
-from vision.classes import NUM_CLASSES
+from pipeline.photo import CLASS_NAMES
 
 CHECK_TIMEOUT_S = 2.0
 # A photo job checks its deadline between model runs, each well under a second: running much past the deadline
@@ -66,7 +66,7 @@ def healthz(request: Request) -> Health:
     detector = getattr(request.app.state, "detector", None)
     return Health(status="ok" if detector else "no_model", model_loaded=detector is not None, model=_name(detector),
                   classifier=_name(getattr(detector, "classifier", None)),
-                  back_check=_name(getattr(detector, "back_check", None)), version=version(), classes=NUM_CLASSES)
+                  back_check=_name(getattr(detector, "back_check", None)), version=version(), classes=len(CLASS_NAMES))
 
 
 @router.get("/readyz", response_model=Readiness, summary="Readiness: send this process traffic?",

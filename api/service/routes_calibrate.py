@@ -4,31 +4,28 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, BinaryIO
+from typing import Annotated
 
 from fastapi import APIRouter, File, Request, UploadFile
 
-from api.service.routes_vision import ERRORS, _detector
-from api.service.uploads import checked_upload, decode_image
-from pipeline.calibration import calibrate_photo
-from vision.deadline import Deadline
-from vision.detect import Detector
+from api.service.deps import loaded_detector
+from api.service.routes_vision import ERRORS
+from api.service.uploads import checked_upload
+from pipeline.calibration import calibrate_bytes
+from pipeline.models import CalibrationFile
 
 router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
 
 
-def _calibrate(detector: Detector, data: BinaryIO, deadline: Deadline | None = None) -> dict[str, Any]:
-    return calibrate_photo(detector, decode_image(data), deadline)
-
-
 @router.post("/calibrate", summary="Teach it your set: references from a photo of its 27 suited tiles")
 async def post_calibrate(request: Request, image: Annotated[UploadFile, File(
-        description="the 27 suited tiles face up in three rows: 1–9m, 1–9p, 1–9s")]) -> dict[str, Any]:
+        description="the 27 suited tiles face up in three rows: 1–9m, 1–9p, 1–9s")]) -> CalibrationFile:
     """Finds the 27 tiles, names each by its place (row = suit, position = rank; the rows may come in any order and
     the photo upside down), and returns the set's references: per tile, the crop classifier's features of its crop
     at four quarter turns (float16, base64). Send this JSON as the ``calibration`` form field of /v1/read or
     /v1/score to name tiles at that table with it too. A photo without 27 tiles in three rows of nine is a 422
     (``calibration_photo``) saying what was found."""
     data = await checked_upload(image)
-    detector = _detector(request)
-    return await request.app.state.runner.run(_calibrate, detector, data, is_disconnected=request.is_disconnected)
+    detector = loaded_detector(request)
+    return await request.app.state.runner.run(calibrate_bytes, detector, data,
+                                              is_disconnected=request.is_disconnected)

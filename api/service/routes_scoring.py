@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.service.errors import invalid_input
 from api.service.responses import ErrorResponse
-from pipeline.hand import DrawHand, analyze, chajiao, settle_table
+from pipeline.hand import analyze, chajiao_request, settle_table
 from pipeline.models import (
     ChajiaoRequest,
     ChajiaoResponse,
@@ -21,7 +20,6 @@ from pipeline.models import (
     SettleResponse,
 )
 from pipeline.rules import RulesCatalogue, catalogue
-from scoring import parse_tiles
 
 ERRORS = {400: {"model": ErrorResponse, "description": "not JSON"},
           413: {"model": ErrorResponse, "description": "body over 1 MB"},
@@ -53,13 +51,7 @@ def post_settle(req: SettleRequest) -> SettleResponse:
 def post_chajiao(req: ChajiaoRequest) -> ChajiaoResponse:
     """Hands shown at 黄牌 (the wall ran out, nobody won): who is 叫牌 (ready), their waits and best fan, and
     who pays whom (docs/rules.md#chajiao). Photos: ``POST /v1/chajiao/photos``."""
-    hands = []
-    for index, p in enumerate(req.players):
-        with invalid_input():
-            tiles = parse_tiles(p.concealed)
-        hands.append(DrawHand(seat=index if p.seat is None else p.seat, concealed=tiles, melds=p.melds,
-                              bao_ting=p.bao_ting))
-    return chajiao(hands, req.rules, req.dealer, req.streak)
+    return chajiao_request(req)
 
 
 @router.get("/rules", response_model=RulesCatalogue, summary="The presets, every rules switch, example house profiles")

@@ -8,22 +8,20 @@ table when ``expected_version`` is given and stale); errors have the table API's
 
 from __future__ import annotations
 
-from typing import Annotated, Any, BinaryIO
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from api.service.deps import loaded_detector, stale_answer, store_errors, table_store
 from api.service.errors import ApiError
-from api.service.routes_tables import ERRORS, _errors, _stale, _store
-from api.service.routes_vision import _detector
+from api.service.routes_tables import ERRORS
 from api.service.table_keys import KEY_ERRORS, EditKey
-from api.service.table_schemas import CalibrationOut, TableCalibration, TableOut
-from api.service.uploads import checked_upload, decode_image
-from pipeline.calibration import calibrate_photo, calibration_problem, check_calibration_json
+from api.service.uploads import checked_upload
+from pipeline.calibration import calibrate_bytes, calibration_problem, check_calibration_json
+from pipeline.table_models import CalibrationOut, TableCalibration, TableOut
 from tables import CalibrationRecord, StaleVersion, TableRecord, TableStore
-from vision.deadline import Deadline
-from vision.detect import Detector
 
 router = APIRouter(prefix="/v1", tags=["tables"], responses=ERRORS)
 MaybeVersion = Annotated[int | None, Query(ge=1, description="refuse (409) unless the table is at this version")]
@@ -41,13 +39,13 @@ def _answer(request: Request, table: TableRecord, calibration: CalibrationRecord
 def _keep(request: Request, store: TableStore, table_id: str, calibration: dict[str, Any],
           expected_version: int | None) -> TableCalibration | JSONResponse:
     try:
-        with _errors():
+        with store_errors():
             try:
                 table, kept = store.set_calibration(table_id, calibration, expected_version)
             except ValueError as exc:  # the summary fields: named as what they are, not as a round
                 raise ApiError(422, "invalid_calibration", str(exc)) from None
     except StaleVersion as exc:
-        return _stale(exc)
+        return stale_answer(exc)
     return _answer(request, table, kept)
 
 
@@ -56,8 +54,8 @@ def _keep(request: Request, store: TableStore, table_id: str, calibration: dict[
 def get_calibration(request: Request, table_id: str,
                     full: Annotated[bool, Query(description="include the calibration JSON (~75 kB)")] = False
                     ) -> TableCalibration:
-    store = _store(request)
-    with _errors():
+    store = table_store(request)
+    with store_errors():
         table = store.get_table(table_id)
         kept = store.get_calibration(table_id, full)
     return _answer(request, table, kept)
@@ -72,11 +70,7 @@ def put_calibration(request: Request, table_id: str,
     """Replaces the table's calibration; its photos sent to /v1/read or /v1/score with ``table`` are then named
     with it. A JSON that is no calibration is a 422 (``invalid_calibration``)."""
     check_calibration_json(calibration)
-    return _keep(request, _store(request), table_id, calibration, expected_version)
-
-
-def _calibrate(detector: Detector, data: BinaryIO, deadline: Deadline | None = None) -> dict[str, Any]:
-    return calibrate_photo(detector, decode_image(data), deadline)
+    return _keep(request, table_store(request), table_id, calibration, expected_version)
 
 
 @router.post("/tables/{table_id}/calibrate", response_model=TableCalibration,
@@ -88,14 +82,15 @@ async def post_calibrate(request: Request, table_id: str, image: Annotated[Uploa
     """``POST /v1/calibrate`` and ``PUT …/calibration`` in one: the answer says how many of the 27 tiles the
     networks named as their place says and which they named otherwise. A photo without 27 tiles in three rows of
     nine is a 422 (``calibration_photo``) saying what was found; the table's calibration is then unchanged."""
-    store = _store(request)
-    with _errors():
+    store = table_store(request)
+    with store_errors():
         await run_in_threadpool(store.get_table, table_id)  # an unknown table: 404 before any model runs
     data = await checked_upload(image)
-    detector = _detector(request)
-    calibration = await request.app.state.runner.run(_calibrate, detector, data,
+    detector = loaded_detector(request)
+    calibration = await request.app.state.runner.run(calibrate_bytes, detector, data,
                                                      is_disconnected=request.is_disconnected)
-    return await run_in_threadpool(_keep, request, store, table_id, calibration, expected_version)
+    return await run_in_threadpool(_keep, request, store, table_id, calibration.model_dump(mode="json"),
+                                   expected_version)
 
 
 @router.delete("/tables/{table_id}/calibration", response_model=TableCalibration,
@@ -104,8 +99,8 @@ async def post_calibrate(request: Request, table_id: str, image: Annotated[Uploa
 def delete_calibration(request: Request, table_id: str,
                        expected_version: MaybeVersion = None) -> TableCalibration | JSONResponse:
     try:
-        with _errors():
-            table, _ = _store(request).clear_calibration(table_id, expected_version)
+        with store_errors():
+            table, _ = table_store(request).clear_calibration(table_id, expected_version)
     except StaleVersion as exc:
-        return _stale(exc)
+        return stale_answer(exc)
     return _answer(request, table, None)

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from api.service.errors import ApiError, error_body
+from api.service.deps import stale_answer, store_errors, table_store
+from api.service.errors import ApiError
 from api.service.responses import ErrorResponse
 from api.service.table_keys import KEY_ERRORS, AdminKey, EditKey
-from api.service.table_schemas import (
+from pipeline.table_models import (
     Payments,
     ProfileIn,
     ProfileList,
@@ -38,21 +37,7 @@ from api.service.table_schemas import (
     TableOut,
     TableUpdated,
 )
-from api.service.table_store import unavailable
-from tables import (
-    DuplicatePlayers,
-    IdempotencyKeyReused,
-    InvalidProfile,
-    ProfileNotFound,
-    RoundNotFound,
-    RoundRecord,
-    StaleVersion,
-    StoreUnavailable,
-    TableFinished,
-    TableNotFound,
-    TableRecord,
-    TableStore,
-)
+from tables import RoundRecord, StaleVersion, TableRecord
 from tables.export import to_csv, to_json
 from tables.payments import settle_up
 from tables.repository import MAX_OFFSET
@@ -71,39 +56,6 @@ IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_lengt
 _KEY = re.compile(r"[\x21-\x7e]{1,200}")
 
 
-def _store(request: Request) -> TableStore:
-    try:
-        return request.app.state.tables.get()
-    except StoreUnavailable as exc:
-        raise unavailable(exc) from None
-
-
-@contextmanager
-def _errors(invalid: str = "invalid_round") -> Iterator[None]:
-    """The store's exceptions → HTTP answers; every path leaves the stored table unchanged. ``invalid``: the
-    code of any other refusal, named after what was refused."""
-    try:
-        yield
-    except (TableNotFound, RoundNotFound, ProfileNotFound) as exc:
-        raise ApiError(404, "not_found", str(exc.args[0])) from None
-    except IdempotencyKeyReused as exc:
-        raise ApiError(422, "idempotency_key_reused", str(exc)) from None
-    except TableFinished as exc:
-        raise ApiError(409, "table_finished", str(exc)) from None
-    except StoreUnavailable as exc:
-        raise unavailable(exc) from None
-    except DuplicatePlayers as exc:
-        raise ApiError(422, "duplicate_players", str(exc)) from None
-    except InvalidProfile as exc:
-        raise ApiError(422, "invalid_profile", str(exc)) from None
-    except ValueError as exc:
-        raise ApiError(422, invalid, str(exc)) from None
-
-
-def _stale(exc: StaleVersion) -> JSONResponse:
-    return JSONResponse({**error_body("stale_version", str(exc)), "table": exc.current.to_dict()}, status_code=409)
-
-
 def _round_json(req: RoundPost | Any) -> dict[str, Any]:
     return req.round.model_dump(by_alias=True, exclude_unset=True)
 
@@ -113,8 +65,8 @@ def create_table(request: Request, req: TableCreate) -> TableCreated:
     """Four named players, their rules (a preset, ``{"preset", …overrides}``, or a saved house ``profile``)
     and the first dealer (庄家). The answer holds the table's edit key, once: every write to the table needs
     it (``Authorization: Bearer <edit_key>``); ``view_url`` reads the table and cannot write."""
-    store = _store(request)
-    with _errors("invalid_table"):
+    store = table_store(request)
+    with store_errors("invalid_table"):
         keyed = store.create_table(req.name, req.players, req.rules, req.dealer, req.profile)
     return TableCreated.model_validate(keyed.to_dict())
 
@@ -123,23 +75,23 @@ def create_table(request: Request, req: TableCreate) -> TableCreated:
             dependencies=[AdminKey], responses=KEY_ERRORS)
 def list_tables(request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 20,
                 offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> TableList:
-    with _errors():
-        tables, total = _store(request).list_tables(limit, offset)
+    with store_errors():
+        tables, total = table_store(request).list_tables(limit, offset)
     return TableList(tables=[TableOut.model_validate(t.to_dict()) for t in tables], total=total, limit=limit,
                      offset=offset)
 
 
 @router.get("/tables/{table_id}", response_model=TableOut, summary="One table: totals, dealer, streak, version")
 def get_table(request: Request, table_id: str) -> TableOut:
-    with _errors():
-        return TableOut.model_validate(_store(request).get_table(table_id).to_dict())
+    with store_errors():
+        return TableOut.model_validate(table_store(request).get_table(table_id).to_dict())
 
 
 @router.delete("/tables/{table_id}", status_code=204, summary="Delete a table and its rounds",
                dependencies=[EditKey], responses=KEY_ERRORS)
 def delete_table(request: Request, table_id: str) -> Response:
-    with _errors():
-        _store(request).delete_table(table_id)
+    with store_errors():
+        table_store(request).delete_table(table_id)
     return Response(status_code=204)
 
 
@@ -148,8 +100,8 @@ def delete_table(request: Request, table_id: str) -> Response:
              responses=KEY_ERRORS)
 def finish_table(request: Request, table_id: str) -> TableOut:
     """Round writes then answer 409 ``table_finished``; finishing again changes nothing."""
-    with _errors():
-        return TableOut.model_validate(_store(request).finish_table(table_id).to_dict())
+    with store_errors():
+        return TableOut.model_validate(table_store(request).finish_table(table_id).to_dict())
 
 
 @router.get("/tables/{table_id}/payments", response_model=Payments,
@@ -159,8 +111,8 @@ def payments(request: Request, table_id: str,
                                                description="the money a point is worth (default 1)")] = 1) -> Payments:
     """The totals squared with the fewest transfers (at most 3 for four players), each ``points × per_point``
     rounded to the cent; every seat's net equals its total."""
-    with _errors():
-        table = _store(request).get_table(table_id)
+    with store_errors():
+        table = table_store(request).get_table(table_id)
         return Payments.model_validate(settle_up(table.totals, str(per_point)).to_dict())
 
 
@@ -173,12 +125,12 @@ def add_round(request: Request, table_id: str, req: RoundPost,
     against. A retry with the same ``Idempotency-Key`` stores the round once and gets the same answer."""
     if idempotency_key is not None and not _KEY.fullmatch(idempotency_key):
         raise ApiError(422, "invalid_request", "Idempotency-Key: 1 to 200 printable ASCII characters")
-    store = _store(request)
+    store = table_store(request)
     try:
-        with _errors():
+        with store_errors():
             answer, replayed = store.add_round(table_id, _round_json(req), req.expected_version, idempotency_key)
     except StaleVersion as exc:
-        return _stale(exc)
+        return stale_answer(exc)
     headers = {"Idempotent-Replayed": "true"} if replayed else {}
     return JSONResponse(RoundAdded.model_validate(answer).model_dump(mode="json", by_alias=True), status_code=201,
                         headers=headers)
@@ -186,8 +138,8 @@ def add_round(request: Request, table_id: str, req: RoundPost,
 
 @router.get("/tables/{table_id}/rounds", response_model=RoundList, summary="Every round with its settlement")
 def list_rounds(request: Request, table_id: str) -> RoundList:
-    with _errors():
-        rounds = _store(request).list_rounds(table_id)
+    with store_errors():
+        rounds = table_store(request).list_rounds(table_id)
     return RoundList(rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds])
 
 
@@ -195,10 +147,10 @@ def list_rounds(request: Request, table_id: str) -> RoundList:
             summary="Edit a round; later rounds are settled again", dependencies=[EditKey], responses=KEY_ERRORS)
 def replace_round(request: Request, table_id: str, number: int, req: RoundPost) -> TableUpdated | JSONResponse:
     try:
-        with _errors():
-            table = _store(request).replace_round(table_id, number, _round_json(req), req.expected_version)
+        with store_errors():
+            table = table_store(request).replace_round(table_id, number, _round_json(req), req.expected_version)
     except StaleVersion as exc:
-        return _stale(exc)
+        return stale_answer(exc)
     return TableUpdated(table=TableOut.model_validate(table.to_dict()))
 
 
@@ -208,18 +160,18 @@ def replace_round(request: Request, table_id: str, number: int, req: RoundPost) 
 def remove_round(request: Request, table_id: str, number: int,
                  expected_version: ExpectedVersion) -> TableUpdated | JSONResponse:
     try:
-        with _errors():
-            table = _store(request).remove_round(table_id, number, expected_version)
+        with store_errors():
+            table = table_store(request).remove_round(table_id, number, expected_version)
     except StaleVersion as exc:
-        return _stale(exc)
+        return stale_answer(exc)
     return TableUpdated(table=TableOut.model_validate(table.to_dict()))
 
 
 @router.get("/tables/{table_id}/export", summary="History as CSV (one row per round) or JSON",
             responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
 def export(request: Request, table_id: str, format: Literal["csv", "json"] = "csv") -> Response:
-    store = _store(request)
-    with _errors():
+    store = table_store(request)
+    with store_errors():
         table = store.get_table(table_id)
         rounds = store.list_rounds(table_id)
     return export_answer(table, rounds, format)
@@ -241,18 +193,18 @@ def export_answer(table: TableRecord, rounds: list[RoundRecord], format: Literal
 def save_profile(request: Request, name: str, req: ProfileIn) -> ProfileOut:
     """Rules given, or copied from a table (``{"table": id}``); a new table can start from them with
     ``"profile": name``. Saving a name again replaces its rules (tables made from it keep their copy)."""
-    with _errors("invalid_profile"):
-        profile = _store(request).save_profile(name, req.rules, req.table)
+    with store_errors("invalid_profile"):
+        profile = table_store(request).save_profile(name, req.rules, req.table)
     return ProfileOut.model_validate(profile.to_dict())
 
 
 @router.get("/profiles", response_model=ProfileList, summary="Saved house rules")
 def list_profiles(request: Request) -> ProfileList:
-    with _errors():
-        return ProfileList(profiles=[ProfileOut.model_validate(p.to_dict()) for p in _store(request).list_profiles()])
+    with store_errors():
+        return ProfileList(profiles=[ProfileOut.model_validate(p.to_dict()) for p in table_store(request).list_profiles()])
 
 
 @router.get("/profiles/{name}", response_model=ProfileOut, summary="One saved house profile")
 def get_profile(request: Request, name: str) -> ProfileOut:
-    with _errors():
-        return ProfileOut.model_validate(_store(request).get_profile(name).to_dict())
+    with store_errors():
+        return ProfileOut.model_validate(table_store(request).get_profile(name).to_dict())

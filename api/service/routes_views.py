@@ -7,10 +7,11 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 
+from api.service.deps import store_errors, table_store
 from api.service.errors import ApiError
 from api.service.responses import ErrorResponse
-from api.service.routes_tables import _errors, _store, export_answer
-from api.service.table_schemas import Payments, RoundList, RoundOut, TableView
+from api.service.routes_tables import export_answer
+from pipeline.table_models import Payments, RoundList, RoundOut, TableView
 from tables import TableNotFound, TableRecord, TableStore
 from tables.payments import settle_up
 
@@ -20,7 +21,7 @@ router = APIRouter(prefix="/v1/views", tags=["tables"], responses={
 
 
 def _viewed(store: TableStore, view_id: str) -> TableRecord:
-    with _errors():
+    with store_errors():
         try:
             return store.get_view(view_id)
         except TableNotFound as exc:
@@ -29,14 +30,14 @@ def _viewed(store: TableStore, view_id: str) -> TableRecord:
 
 @router.get("/{view_id}", response_model=TableView, summary="A table by its view id: totals, dealer, streak")
 def get_view(request: Request, view_id: str) -> TableView:
-    return TableView.model_validate(_viewed(_store(request), view_id).view_dict())
+    return TableView.model_validate(_viewed(table_store(request), view_id).view_dict())
 
 
 @router.get("/{view_id}/rounds", response_model=RoundList, summary="A table's rounds by its view id")
 def view_rounds(request: Request, view_id: str) -> RoundList:
-    store = _store(request)
+    store = table_store(request)
     table = _viewed(store, view_id)
-    with _errors():
+    with store_errors():
         rounds = store.list_rounds(table.id)
     return RoundList(rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds])
 
@@ -44,9 +45,9 @@ def view_rounds(request: Request, view_id: str) -> RoundList:
 @router.get("/{view_id}/export", summary="A table's history by its view id, as CSV or JSON",
             responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
 def view_export(request: Request, view_id: str, format: Literal["csv", "json"] = "csv") -> Response:
-    store = _store(request)
+    store = table_store(request)
     table = _viewed(store, view_id)
-    with _errors():
+    with store_errors():
         rounds = store.list_rounds(table.id)
     return export_answer(table, rounds, format, by_view=True)
 
@@ -57,5 +58,5 @@ def view_payments(request: Request, view_id: str,
                                                     description="the money a point is worth (default 1)")] = 1
                   ) -> Payments:
     """As ``GET /v1/tables/{id}/payments``: the other phones see who pays whom at the end of the evening."""
-    table = _viewed(_store(request), view_id)
+    table = _viewed(table_store(request), view_id)
     return Payments.model_validate(settle_up(table.totals, str(per_point)).to_dict())

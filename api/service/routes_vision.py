@@ -2,24 +2,23 @@
 
 ``async def`` routes: admission (``api.service.admission``) has let the request in before its body was read; the upload
 is spooled to a temporary file while it is received, its header checked on the event loop, then the CPU-bound
-work (decoding included) runs in a worker thread through ``app.state.runner``, with a deadline, cancelled when the
-client goes away.
+work (the pipeline's ``*_bytes`` functions, decoding included) runs in a worker thread through ``app.state.runner``,
+with a deadline, cancelled when the client goes away.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, BinaryIO
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
+from api.service.deps import loaded_detector, store_errors, table_store
 from api.service.errors import ApiError
 from api.service.responses import ErrorResponse
-from api.service.routes_tables import _errors, _store
-from api.service.uploads import checked_upload, decode_image_reduced
-from pipeline.calibration import KeptCalibration, kept_calibration, parse_calibration_text
-from pipeline.hand import DrawHand, chajiao, text_hand
+from api.service.uploads import checked_upload
+from pipeline.calibration import Calibration, KeptCalibration, kept_calibration, parse_calibration_text
+from pipeline.hand import chajiao, text_hand
 from pipeline.models import (
     ChajiaoResponse,
     DetectResponse,
@@ -28,11 +27,15 @@ from pipeline.models import (
     ScoreContext,
     ScoreResponse,
 )
-from pipeline.photo import Photo as ReadPhoto
-from pipeline.photo import detect_photo, photo_hand, read_photo, read_response, score_photo
-from vision.calibrate import Calibration
-from vision.deadline import Deadline
-from vision.detect import Detector
+from pipeline.photo import (
+    Deadline,
+    Detector,
+    detect_bytes,
+    photo_hand_bytes,
+    read_bytes,
+    read_response,
+    score_bytes,
+)
 
 ERRORS = {413: {"model": ErrorResponse, "description": "body over 20 MB"},
           415: {"model": ErrorResponse, "description": "not a JPEG, PNG, WebP, BMP or TIFF image"},
@@ -44,20 +47,12 @@ router = APIRouter(prefix="/v1", tags=["photos"], responses=ERRORS)
 ImageFile = Annotated[UploadFile, File(description="photo of one player's tiles (JPEG, PNG, WebP, BMP, TIFF)")]
 
 
-def _detector(request: Request) -> Detector:
-    detector = getattr(request.app.state, "detector", None)
-    if detector is None:
-        reason = getattr(request.app.state, "model_error", None) or "no model"
-        raise ApiError(503, "model_unavailable", f"the tile model is not loaded ({reason}); text endpoints still work")
-    return detector
-
-
 @router.post("/detect", response_model=DetectResponse, summary="Find and name the tiles in a photo")
 async def post_detect(request: Request, image: ImageFile) -> DetectResponse:
     """Boxes, tile names (1m..9s, back = face down, other = not in the 108-tile set) and confidences."""
     data = await checked_upload(image)
-    detector = _detector(request)
-    return await request.app.state.runner.run(_detect, detector, data, is_disconnected=request.is_disconnected)
+    detector = loaded_detector(request)
+    return await request.app.state.runner.run(detect_bytes, detector, data, is_disconnected=request.is_disconnected)
 
 
 CalibrationField = Annotated[str | None, Form(description="the table's calibration (the JSON /v1/calibrate "
@@ -75,8 +70,8 @@ async def _calibration(request: Request, calibration: str | None, table: str | N
         raise ApiError(422, "invalid_request", "give calibration or table, not both")
     if not table:
         return parse_calibration_text(calibration)
-    store = _store(request)
-    with _errors():
+    store = table_store(request)
+    with store_errors():
         kept = await run_in_threadpool(store.get_calibration, table, True)
     return kept_calibration(kept.calibration if kept is not None else None)
 
@@ -91,10 +86,10 @@ async def post_read(request: Request, image: ImageFile, calibration: Calibration
     in the answer says "recalibrate: …"."""
     calibrated = await _calibration(request, calibration, table)
     data = await checked_upload(image)
-    detector = _detector(request)
-    photo = await request.app.state.runner.run(_read, detector, data, "image", calibrated,
+    detector = loaded_detector(request)
+    photo = await request.app.state.runner.run(read_bytes, detector, data, "image", "auto", calibrated,
                                                is_disconnected=request.is_disconnected)
-    return ReadResponse(**read_response(photo, detector.model_path.name))
+    return read_response(photo, detector.model_path.name)
 
 
 @router.post("/score", response_model=ScoreResponse, summary="Score the hand in a photo")
@@ -112,41 +107,15 @@ async def post_score(request: Request, image: ImageFile, context: Annotated[Scor
                                                f"calibration, table, {', '.join(ScoreContext.model_fields)}")
     calibrated = await _calibration(request, calibration, table)
     data = await checked_upload(image)
-    detector = _detector(request)
+    detector = loaded_detector(request)
     return await request.app.state.runner.run(_score, detector, data, context, calibrated,
                                               is_disconnected=request.is_disconnected)
 
 
-# The photo jobs, in a worker: read the spooled upload and decode it (the parsing edge), then the pipeline, timed
-# from the first byte decoded; ``deadline`` from the runner, checked between model runs.
-def _decode(detector: Detector, data: BinaryIO, field: str = "image"):
-    """The photo, a large JPEG at the reduced size the detector needs, and its full (width, height)."""
-    return decode_image_reduced(data, field, getattr(detector, "min_side", None))  # None: a stand-in detector
-
-
-def _detect(detector: Detector, data: BinaryIO, deadline: Deadline | None = None) -> DetectResponse:
-    start = time.perf_counter()
-    image, full_size = _decode(detector, data)
-    return detect_photo(detector, image, start, deadline=deadline, full_size=full_size)
-
-
-def _read(detector: Detector, data: BinaryIO, field: str = "image",
-          calibration: Calibration | KeptCalibration | None = None, deadline: Deadline | None = None) -> ReadPhoto:
-    start = time.perf_counter()
-    image, full_size = _decode(detector, data, field)
-    return read_photo(detector, image, start=start, deadline=deadline, full_size=full_size, calibration=calibration)
-
-
 def _score(detector: Detector, data: BinaryIO, context: ScoreContext,
            calibration: Calibration | KeptCalibration | None = None, deadline: Deadline | None = None) -> ScoreResponse:
-    start = time.perf_counter()
-    image, full_size = _decode(detector, data)
-    return score_photo(detector, image, context, start, deadline=deadline, full_size=full_size,
-                       calibration=calibration)
-
-
-def _photo_hand(detector: Detector, seat: int, data: BinaryIO, deadline: Deadline | None = None) -> DrawHand:
-    return photo_hand(_read(detector, data, f"photo{seat}", deadline=deadline).reading, seat)
+    # A photo job, in a worker: the answer alone (the command line also draws the read photo).
+    return score_bytes(detector, data, context, calibration, deadline)[1]
 
 
 Hand = Annotated[str | None, Form(max_length=200, description="MPSZ text, melds as TYPE:TILE, e.g. "
@@ -171,7 +140,7 @@ async def post_chajiao_photos(request: Request, photo0: Photo = None, photo1: Ph
             hands.append(text_hand(seat, text))
         elif photo is not None:
             data = await checked_upload(photo, f"photo{seat}")
-            hands.append(await request.app.state.runner.run(_photo_hand, _detector(request), seat, data,
+            hands.append(await request.app.state.runner.run(photo_hand_bytes, loaded_detector(request), seat, data,
                                                             is_disconnected=request.is_disconnected))
     if len(hands) < 2:
         raise ApiError(422, "invalid_request", "give at least 2 hands (photoN or handN for seats N = 0..3)")

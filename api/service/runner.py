@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import anyio
 
 from api.service.errors import ApiError
-from vision.deadline import Deadline, WorkCancelled
+from pipeline.deadline import Deadline, WorkCancelled
 
 T = TypeVar("T")
 

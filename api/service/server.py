@@ -20,31 +20,30 @@ import asyncio
 import ipaddress
 import os
 from collections import Counter
+from functools import partial
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from pipeline.limits import Limits, limits_from_env
+from pipeline.limits import Limits
 from pipeline.settings import Settings
 
 
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a header timeout and a connection cap (:class:`~pipeline.limits.Limits`)."""
+    """uvicorn's h11 protocol with a header timeout and a connection cap (``limits``: the settings' own, given by
+    :func:`serve`; worker processes get them with the pickled protocol factory)."""
 
-    limits: Limits | None = None  # read once per process: worker processes start fresh
     per_peer: Counter[str] = Counter()  # open connections per peer address, in this process
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, limits: Limits, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if GuardedH11Protocol.limits is None:
-            GuardedH11Protocol.limits = limits_from_env()
+        self.limits = limits
         self._header_timer: asyncio.TimerHandle | None = None
         self._armed_cycle: object | None = None
         self._peer: str | None = None  # counted in per_peer
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        assert self.limits is not None
         if len(self.connections) > self.limits.max_connections:
             transport.close()  # connection_lost forgets it
             return
@@ -78,7 +77,6 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def _arm(self) -> None:
-        assert self.limits is not None
         self._disarm()
         self._armed_cycle = self.cycle
         self._header_timer = self.loop.call_later(self.limits.header_timeout_s, self._headers_too_slow)
@@ -119,15 +117,15 @@ def serve(settings: Settings, log_level: str) -> None:
     from api.service.app import create_app
 
     limits = settings.limits
-    GuardedH11Protocol.limits = limits
     options: dict[str, Any] = dict(host=settings.host, port=settings.port, log_level=log_level,
-                                   timeout_graceful_shutdown=10, http="api.service.server:GuardedH11Protocol",
+                                   timeout_graceful_shutdown=10, http=partial(GuardedH11Protocol, limits=limits),
                                    timeout_keep_alive=limits.keep_alive_s,  # a float works: call_later
                                    backlog=min(2048, limits.max_connections),
                                    forwarded_allow_ips=settings.forwarded_allow_ips)
     if settings.workers == 1:
         uvicorn.run(create_app(settings=settings), **options)
         return
-    # Workers are fresh processes that build the app themselves: the settings reach them as their environment.
+    # Workers are fresh processes that build the app themselves (uvicorn's factory mode): the settings reach them as
+    # their environment, which create_app reads once.
     os.environ.update(settings.env())
     uvicorn.run("api.service.app:create_app", factory=True, workers=settings.workers, **options)

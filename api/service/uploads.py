@@ -4,11 +4,11 @@ Order of the checks, cheapest first, so a hostile upload costs as little as poss
 
 1. :class:`BodyLimitMiddleware` refuses a body over the limit from its ``Content-Length`` before reading it,
    and stops reading a body without one (chunked) as soon as it passes the limit.
-2. :func:`check_image` refuses a declared type that is not an image, bytes that are no JPEG/PNG/WebP/BMP/TIFF
-   (HEIC gets its own hint), and a header that announces a size no photo of tiles has: more pixels than we
-   decode, a side under 32 px, thinner than 1:20 (``vision.images.check_photo_size``).
-3. :func:`decode_image` / :func:`decode_image_reduced` decode with ``load_image_reduced`` (a large JPEG at reduced
-   size when asked) and check the decoded size the same way as a last line.
+2. :func:`check_image` refuses a declared type that is not an image, then ``pipeline.images.photo_format``
+   bytes that are no JPEG/PNG/WebP/BMP/TIFF (HEIC gets its own hint), and a header that announces a size no photo
+   of tiles has: more pixels than we decode, a side under 32 px, thinner than 1:20.
+3. In the worker, ``pipeline.images.decode_photo`` decodes (a large JPEG at reduced size when asked) and checks
+   the decoded size the same way as a last line; the command line decodes its photos through it too.
 
 Admission (the busy check, bytes in flight, body-read timeouts) comes before all of these: ``api.service.admission``.
 """
@@ -19,20 +19,12 @@ import re
 from collections.abc import Callable
 from typing import BinaryIO
 
-import numpy as np
 from fastapi import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.service.errors import ApiError, error_response
-from vision.images import (
-    ImageError,
-    PhotoShapeError,
-    check_photo_size,
-    header_size,
-    load_image_reduced,
-    sniff_format,
-)
+from pipeline.images import photo_format
 
 MB = 1024 * 1024
 MAX_IMAGE_BYTES = 20 * MB  # one phone photo is 2–8 MB; the web page sends ≤ 1600 px JPEGs of ~0.3 MB
@@ -105,40 +97,14 @@ def body_limit(path: str) -> int:
 # ------------------------------------------------------------------------------------------ image checks
 
 
-def _unsupported_hint(data: bytes) -> str:
-    if data[4:8] == b"ftyp" and data[8:12] in (b"heic", b"heix", b"hevc", b"mif1", b"msf1", b"avif"):
-        return ("HEIC/AVIF photos are not supported: set the camera to JPEG ('Most Compatible') or upload a "
-                "screenshot")
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "GIF is not supported"
-    if data.startswith(b"%PDF"):
-        return "this is a PDF, not a photo"
-    return "these bytes are not an image"
-
-
 def check_image(data: bytes, content_type: str | None, field: str = "image") -> str:
-    """Refuse what is not a photo we can decode; return the format sniffed from the magic bytes."""
+    """Refuse a declared type that is not an image (415), then what ``pipeline.images.photo_format`` refuses in
+    the first bytes (:class:`~pipeline.errors.Refused`, answered 415 or 422); return the format sniffed."""
     declared = (content_type or "application/octet-stream").split(";")[0].strip().lower()
     if declared not in IMAGE_TYPES:
         raise ApiError(415, "unsupported_media_type",
                        f"{field}: content type {declared!r} is not an image; send a JPEG, PNG, WebP, BMP or TIFF photo")
-    if not data:
-        raise ApiError(422, "invalid_image", f"{field}: empty file")
-    fmt = sniff_format(data)
-    if fmt is None:
-        raise ApiError(415, "unsupported_media_type",
-                       f"{field}: {_unsupported_hint(data)} (JPEG, PNG, WebP, BMP or TIFF expected)")
-    size = header_size(data, fmt)
-    if size is not None:
-        _check_size(*size, field)
-    return fmt
-
-
-def _check_size(width: int, height: int, field: str) -> None:
-    try:
-        check_photo_size(width, height, field)
-    except PhotoShapeError as exc:
-        raise ApiError(422, exc.code, str(exc)) from None
+    return photo_format(data, field)
 
 
 HEAD_BYTES = 128 * 1024  # enough for the magic bytes and the size of every format (a JPEG's after its EXIF)
@@ -146,30 +112,9 @@ HEAD_BYTES = 128 * 1024  # enough for the magic bytes and the size of every form
 
 async def checked_upload(upload: UploadFile, field: str = "image") -> BinaryIO:
     """:func:`check_image` on the first bytes of an uploaded file; the file itself, rewound, for the worker to
-    read: uploads wait for their turn spooled to disk (Starlette keeps at most 1 MB of each in memory), not as
-    bytes."""
+    read and decode (``pipeline.images.decode_photo``): uploads wait for their turn spooled to disk (Starlette keeps
+    at most 1 MB of each in memory), not as bytes."""
     head = await upload.read(HEAD_BYTES)
     check_image(head, upload.content_type, field)
     await upload.seek(0)
     return upload.file
-
-
-def decode_image(data: bytes | BinaryIO, field: str = "image") -> np.ndarray:
-    """Decode checked bytes (or a file of them, read here: in the worker) to a BGR array; ``ApiError`` 422 for
-    corrupt, truncated or oversized images, and for shapes no photo of tiles has."""
-    return decode_image_reduced(data, field)[0]
-
-
-def decode_image_reduced(data: bytes | BinaryIO, field: str = "image",
-                         min_side: int | None = None) -> tuple[np.ndarray, tuple[int, int]]:
-    """:func:`decode_image`, a large JPEG decoded at reduced size when ``min_side`` is given (its longer side kept
-    ≥ ``min_side``: ``vision.images.load_image_reduced``); and the photo's full (width, height), to which answers
-    map the boxes."""
-    if not isinstance(data, bytes | bytearray):
-        data = data.read()
-    try:
-        image, full_size = load_image_reduced(data, min_side)
-    except ImageError as exc:
-        raise ApiError(422, "invalid_image", f"{field}: {exc}".replace("uploaded data: ", "")) from exc
-    _check_size(*full_size, field)  # a header we could not read announced nothing
-    return image, full_size

@@ -157,18 +157,21 @@ def test_arbitrary_json_never_5xx(client, path, value):
     post(client, path, value)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(value=hand_payload)
 def test_near_valid_hands_never_5xx(client, value):
     post(client, "/v1/hand", value)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(value=settle_payload)
 def test_near_valid_tables_never_5xx(client, value):
     post(client, "/v1/settle", value)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(value=chajiao_payload)
 def test_near_valid_draw_checks_never_5xx(client, value):

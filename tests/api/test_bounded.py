@@ -108,6 +108,7 @@ def test_shapes_no_photo_of_tiles_has_are_refused(size, words):
     check_photo_size(32, 32)
 
 
+@pytest.mark.slow
 def test_thin_shapes_are_refused_at_once_while_a_photo_is_served(server):
     url, _, _ = server
     photo = SAMPLES[0].read_bytes()
@@ -431,6 +432,7 @@ def _closed_after(sock: socket.socket, trickle: bytes, every: float, limit: floa
     return time.monotonic() - start, answer
 
 
+@pytest.mark.slow
 def test_a_slow_header_connection_is_closed(server):
     url, _, port = server
     with socket.create_connection((HOST, port)) as sock:
@@ -440,6 +442,7 @@ def test_a_slow_header_connection_is_closed(server):
     assert httpx.get(f"{url}/healthz").status_code == 200
 
 
+@pytest.mark.slow
 def test_a_stalled_body_gets_408_and_is_closed(server):
     _, _, port = server
     head = (b"POST /v1/hand HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n")
@@ -479,6 +482,7 @@ def test_a_body_sent_too_slowly_in_all_gets_408():
     assert 0.4 < time.monotonic() - start < 2
 
 
+@pytest.mark.slow
 def test_idle_keep_alive_and_too_many_connections_are_closed(server):
     url, _, port = server
     with socket.create_connection((HOST, port)) as sock:  # keep_alive_s=1 here

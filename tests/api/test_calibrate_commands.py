@@ -23,6 +23,7 @@ needs_models = pytest.mark.skipif(model_path() is None or not DEFAULT_CLASSIFIER
                                   reason="needs the shipped detector and crop classifier")
 
 
+@pytest.mark.slow
 @needs_art
 @needs_models
 def test_calibrate_and_read_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -48,6 +49,7 @@ def test_calibrate_and_read_on_the_command_line(tmp_path: Path, capsys: pytest.C
         assert err.count("\n") == 1 and "calibration" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 @needs_art
 @needs_models
 def test_calibrate_endpoint_and_the_calibration_field() -> None:

@@ -63,6 +63,7 @@ def test_settle_names_a_missing_file_and_a_folder(tmp_path, capsys):
     assert "is a folder" in one_line_error(capsys, "settle")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", ["settle", "detect", "read", "score"])
 def test_special_files_are_refused_without_opening_them(tmp_path, verb):
     fifo = tmp_path / "fifo"

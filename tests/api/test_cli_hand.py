@@ -30,7 +30,7 @@ def test_hand_json_with_melds(capsys):
     assert code == 0
     r = json.loads(out)
     assert r["hand_type"]["key"] == "pinghu" and r["win_value"] == 3  # E3 (docs/rules.md#examples)
-    assert r["melds"] == [{"type": "concealed_kong", "tile": "6m"}]
+    assert r["melds"] == [{"type": "concealed_kong", "tile": "6m", "from": None, "late": False}]
     assert r["discard_win_allowed"] is True
 
 
@@ -57,14 +57,14 @@ def test_hand_not_a_win(capsys):
     code, out, _ = run(capsys, "hand", "1234567892256p", "--win", "9p", "--json")
     assert code == 0
     r = json.loads(out)
-    assert r["win"] is False and "does not complete" in r["reason"]
+    assert r["status"] == "not_a_win" and "does not complete" in r["reason"]
 
 
 def test_waits_with_melds(capsys):
     code, out, _ = run(capsys, "waits", "34m123456p99s", "--meld", "concealed_kong:5m")
     assert (code, out.strip()) == (0, "2m")
     code, out, _ = run(capsys, "waits", "34m123456p99s", "--meld", "pong:5m", "--json")
-    assert json.loads(out)["waits"] == ["2m", "5m"]
+    assert [w["tile"] for w in json.loads(out)["waits"]] == ["2m", "5m"]
     code, out, _ = run(capsys, "waits", "123m456p789s1357s")
     assert out.startswith("not ready")
 

@@ -56,6 +56,7 @@ def test_photo_commands_refuse_bad_input(tmp_path: Path, capsys: pytest.CaptureF
     assert "7z" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_human_readable_read_and_score_show_melds_and_the_rules_corrections(
         capsys: pytest.CaptureFixture[str]) -> None:
     photos = sorted((ROOT / "tests" / "data" / "real_hands").glob("hand_*.jpg"))[:10]

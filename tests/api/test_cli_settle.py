@@ -49,8 +49,9 @@ def test_rules_option_replaces_the_preset_and_keeps_overrides(tmp_path, capsys):
 @pytest.mark.parametrize(("content", "message"), [
     ("{not json", "not valid JSON"),
     ("[1, 2]", "JSON object"),
-    (json.dumps(example("E1") | {"players": []}), "list of 4"),
-    (json.dumps(example("E1") | {"dealer": 7}), "seat 0..3"),
+    # the request model's words, as POST /v1/settle answers them
+    (json.dumps(example("E1") | {"players": []}), "players: List should have at least 4 items"),
+    (json.dumps(example("E1") | {"dealer": 7}), "dealer: Input should be less than or equal to 3"),
     (json.dumps(example("E8") | {"outcome": {"type": "win", "winners": [1], "win_tile": "2m",
                                              "self_drawn": False, "discarder": 0}}), "cannot win"),
 ])

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from api.cli import main
-from api.live.loop import ReadingVoter, live
+from api.live.loop import live
+from pipeline.live import ReadingVoter
 from tests.api.support import SAMPLES, WIN_ROW, model_path, row_detections
 from vision.reading import Reading
 
@@ -75,6 +76,7 @@ def test_voter_needs_a_full_window_and_a_quorum():
     assert voter.add(b) is None  # 1 of 2 agree on the first tile: under the quorum
 
 
+@pytest.mark.slow
 def test_cli_on_a_video_of_sample_photos(tmp_path, capsys):
     model = model_path()
     if model is None:

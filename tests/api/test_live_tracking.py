@@ -70,6 +70,7 @@ def test_tracks_follow_the_view_and_ignore_a_stray_box():
     assert tracks.detections().names == WIN_ROW and not tracks.steady
 
 
+@pytest.mark.slow
 def test_a_gently_panned_hand_is_announced_once_and_kept(tmp_path: Path, detector):
     hand = ROOT / "tests" / "data" / "real_hands" / "hand_01.jpg"
     expected = json.loads(hand.with_suffix(".json").read_text())["concealed"]

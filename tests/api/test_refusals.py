@@ -138,7 +138,7 @@ def test_unknown_meld_keys_are_refused(text_client, capsys, tmp_path):
     assert text_client.post("/v1/settle", json=state).status_code == 422
     path = tmp_path / "table.json"
     path.write_text(json.dumps(state), encoding="utf-8")
-    cli_refused(capsys, "'form'", "settle", str(path))
+    cli_refused(capsys, "players[0].melds[0].form: Extra inputs are not permitted", "settle", str(path))
 
 
 # ---------------------------------------------------------------------------------------------- 底分 base
@@ -152,14 +152,17 @@ def test_base_inside_the_rules_has_the_same_bound(text_client, capsys, base, tmp
         settle(example("E1", rules={"base": base}))
     with pytest.raises(ValueError, match="1 to 1,000,000"):
         settle(example("E1", base=base))
-    assert text_client.post("/v1/settle", json=example("E1", rules={"base": base})).status_code == 422
+    settled = text_client.post("/v1/settle", json=example("E1", rules={"base": base}))
+    assert settled.status_code == 422
     assert text_client.post("/v1/settle", json=example("E1", base=base)).status_code == 422
-    assert text_client.post("/v1/hand", json={"concealed": PINGHU, "win_tile": "5p", "rules": {"base": base}}
-                       ).status_code == 422
-    cli_refused(capsys, "base", "hand", PINGHU, "--win", "5p", "--rules", json.dumps({"base": base}))
+    hand = text_client.post("/v1/hand", json={"concealed": PINGHU, "win_tile": "5p", "rules": {"base": base}})
+    assert hand.status_code == 422
+    # the command line refuses in the service's words
+    cli_refused(capsys, hand.json()["error"]["message"], "hand", PINGHU, "--win", "5p", "--rules",
+                json.dumps({"base": base}))
     path = tmp_path / "table.json"
     path.write_text(json.dumps(example("E1", rules={"base": base})), encoding="utf-8")
-    cli_refused(capsys, "base", "settle", str(path))
+    cli_refused(capsys, settled.json()["error"]["message"], "settle", str(path))
 
 
 def test_base_bounds_are_inclusive_and_null_means_not_given(text_client):

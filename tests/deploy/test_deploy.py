@@ -24,9 +24,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tables.throwaway import PostgresUnavailable, throwaway_postgres
 from tests.api.support import SAMPLES, model_path
 from tests.tables.support import draw_round, win_round
+from tests.tables.throwaway import PostgresUnavailable, throwaway_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 PROXY_CONF = ROOT / "deploy" / "nginx" / "zhuoji-proxy.conf"

@@ -11,6 +11,7 @@ import copy
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -232,6 +233,7 @@ def random_table(rng: random.Random) -> dict[str, Any] | None:
             "players": state_players, "outcome": outcome, "flipped": flipped, "first_1s": first}
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rng=st.randoms(use_true_random=False))
 def test_random_tables_settle_to_zero_sum(rng: random.Random):

@@ -202,6 +202,7 @@ def _brute_suit_waits(v: tuple[int, ...]) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 def test_exhaustive_single_suit_hands():
     """All 93,600 one-suit 13-tile hands, in each of the three suits, against the brute force.
 
@@ -287,6 +288,7 @@ def _check_against_brute(concealed: list[str], melds: list[Meld]) -> None:
         assert (tile in got) == completes, tile
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(hands())
 def test_random_hands_match_brute_force(hand):
@@ -326,6 +328,7 @@ def test_decompositions_are_valid_and_distinct(hand, extra):
         assert _group_counts(d.groups()) == full
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(ready_hands())
 def test_ready_hands_match_brute_force(hand):

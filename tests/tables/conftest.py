@@ -1,6 +1,6 @@
 """Fixtures of the table tests: a SQLite file and a real PostgreSQL server per test session.
 
-PostgreSQL: a throwaway cluster (``tables.throwaway``: initdb into a temp dir, Unix socket only) started once
+PostgreSQL: a throwaway cluster (``tests.tables.throwaway``: initdb into a temp dir, Unix socket only) started once
 per session and a fresh database per test. Without the server binaries the PostgreSQL cases skip with the
 reason; with ``ZHUOJI_REQUIRE_POSTGRES=1`` (CI) they fail instead.
 """
@@ -19,8 +19,8 @@ from fastapi.testclient import TestClient
 
 from api.service.app import create_app
 from pipeline.settings import Settings
-from tables.throwaway import PostgresUnavailable, throwaway_postgres
 from tests.tables.support import ADMIN_KEY, remember_keys
+from tests.tables.throwaway import PostgresUnavailable, throwaway_postgres
 
 
 def _no_server(reason: str) -> None:

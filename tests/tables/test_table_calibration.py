@@ -136,6 +136,7 @@ def test_calibration_json_over_http(client):
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", (method, r.text)
 
 
+@pytest.mark.slow
 @needs_art
 @needs_models
 def test_teach_a_table_its_set_and_read_its_photos_with_it(client):
@@ -180,6 +181,7 @@ def test_teach_a_table_its_set_and_read_its_photos_with_it(client):
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
 
+@pytest.mark.slow
 @needs_art
 @needs_models
 @pytest.mark.parametrize("stale", ["other model", "other size"])
@@ -244,6 +246,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow
 @needs_art
 @needs_models
 def test_teach_a_table_its_set_on_the_command_line(capsys, db_url, tmp_path: Path):

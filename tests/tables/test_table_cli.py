@@ -141,6 +141,7 @@ def test_chajiao_text_hands(capsys):
     assert [t["from"] for t in result["ledger"]] == [2] and result["next_dealer"] is None
 
 
+@pytest.mark.slow
 def test_where_and_no_traceback_in_a_real_process(tmp_path):
     db = tmp_path / "x" / "t.sqlite3"
     zhuoji = str(Path(sys.executable).parent / "zhuoji")

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from api.cli import main
 from api.service.app import create_app
-from api.service.table_schemas import TableCreated
 from pipeline.settings import Settings
+from pipeline.table_models import TableCreated
 from tables import TableStore
 from tables.db import downgrade
 from tables.keys import is_view_id

@@ -216,6 +216,7 @@ def _head() -> str:
     return ScriptDirectory.from_config(config).get_current_head()
 
 
+@pytest.mark.slow
 def test_replicas_migrate_and_write_at_once(db_url):
     """Four processes and four threads open an empty database at once: one migrates, all open, and the schema
     is exactly tables/schema.py. Then the four processes write to one table with shared idempotency keys."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from urllib.parse import quote
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +43,7 @@ def near_rounds(draw):
 @FUZZ
 @given(body=json_values | near_rounds().map(lambda r: {"round": r, "expected_version": 2}),
        key=st.none() | st.text(max_size=30))
+@pytest.mark.slow
 def test_round_posts_never_5xx(client, body, key):
     tid = client.post("/v1/tables", json={"name": "fuzz", "players": NAMES}).json()["id"]
     client.post(f"/v1/tables/{tid}/rounds", json={"round": win_round(1), "expected_version": 1})
@@ -58,6 +60,7 @@ def test_round_posts_never_5xx(client, body, key):
 @FUZZ
 @given(name=st.text(max_size=120), players=json_values, rules=json_values, dealer=json_values,
        table_id=st.text(max_size=20))
+@pytest.mark.slow
 def test_tables_and_ids_never_5xx(client, name, players, rules, dealer, table_id):
     r = client.post("/v1/tables", json={"name": name, "players": players, "rules": rules, "dealer": dealer})
     assert r.status_code in (201, 422), r.text

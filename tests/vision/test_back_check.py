@@ -118,6 +118,7 @@ def scene_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 @needs_model
 def test_the_shipped_check_tells_face_down_tiles_from_flat_things_of_their_colour(scene_folder: Path) -> None:
     check = BackCheck()
@@ -211,6 +212,7 @@ def _tiny_crops(folder: Path, n: int = 96) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_smoke_train_resume_export_and_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("torch", reason="needs the train extra")
     pytest.importorskip("onnx", reason="needs the train extra")

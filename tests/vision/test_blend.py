@@ -45,6 +45,7 @@ def test_blend_state_refuses_other_architectures() -> None:
         blend_state(earlier, {**tuned, "w": torch.zeros(2, 2)}, 0.5)
 
 
+@pytest.mark.slow
 def test_blend_of_the_shipped_checkpoint_with_itself_is_the_same_network(tmp_path: Path) -> None:
     shipped = ROOT / "models" / "zhuoji-tiles.pt"
     out = blend_checkpoints(shipped, shipped, 0.3, tmp_path / "blend.pt")
@@ -55,6 +56,7 @@ def test_blend_of_the_shipped_checkpoint_with_itself_is_the_same_network(tmp_pat
         assert torch.allclose(a[key], b[key], atol=1e-3), key
 
 
+@pytest.mark.slow
 def test_a_crop_classifier_blend_halfway_is_the_mean_and_exports(tmp_path: Path) -> None:
     from vision.training.train_classify import build_model, export_onnx
 

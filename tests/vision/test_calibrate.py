@@ -141,6 +141,7 @@ def test_the_calibration_file_round_trips_and_refuses_malformed_ones() -> None:
 # --------------------------------------------------------------------------------- naming with it
 
 
+@pytest.mark.slow
 @needs_art
 def test_calibration_names_an_unseen_set_the_classifier_cannot(detector) -> None:
     """Black tiles with white and orange glyphs (never in training): the crop classifier alone names few of them;

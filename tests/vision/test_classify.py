@@ -341,6 +341,7 @@ def test_the_builder_refuses_a_folder_that_is_no_mix(tmp_path: Path, capsys: pyt
 # --------------------------------------------------------------------------- training (train extra)
 
 
+@pytest.mark.slow
 def test_smoke_train_resume_export_and_classify(tiny_mix: Path, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     torch = pytest.importorskip("torch", reason="needs the train extra")
@@ -379,6 +380,7 @@ def test_smoke_train_resume_export_and_classify(tiny_mix: Path, tmp_path: Path,
     assert probs.shape == (2, NUM_CLASSES) and np.allclose(probs.sum(1), 1, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_a_trained_network_grows_deeper_without_forgetting(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason="needs the train extra")
     import vision.training.train_classify as tc
@@ -415,6 +417,7 @@ def test_a_trained_network_grows_deeper_without_forgetting(tmp_path: Path) -> No
         tc.train(crops, 1, tmp_path / "runs", "misfit", batch=32, init=ckpt)
 
 
+@pytest.mark.slow
 def test_the_cli_trains_the_classifier_and_refuses_a_bad_folder(tiny_mix: Path, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture) -> None:
     pytest.importorskip("torch", reason="needs the train extra")

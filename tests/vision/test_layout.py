@@ -35,6 +35,7 @@ def exact(scene_seed: int, noise: tuple[str, ...] = (), **pins: object) -> tuple
 # --------------------------------------------------------------------------------------------- rates
 
 
+@pytest.mark.slow
 def test_clean_layouts_group_exactly_at_least_99_percent() -> None:
     rate = grouping_rate((), 1500, seed=10_000)
     assert rate >= 0.99, f"clean grouping rate {rate:.3f}"
@@ -46,11 +47,13 @@ def test_clean_layouts_group_exactly_at_least_99_percent() -> None:
     ("jitter", 0.97), ("rotation", 0.97), ("perspective", 0.95), ("bend", 0.95), ("gaps", 0.95),
     ("drop", 0.88), ("extra", 0.78), ("class", 0.94),
 ])
+@pytest.mark.slow
 def test_grouping_rate_per_noise_kind(noise: str, bound: float) -> None:
     rate = grouping_rate((noise,), 250, seed=20_000)
     assert rate >= bound, f"{noise}: grouping rate {rate:.3f}"
 
 
+@pytest.mark.slow
 def test_all_noise_combined_still_groups_most_layouts() -> None:
     rate = grouping_rate(("jitter", "rotation", "perspective", "bend", "gaps", "drop", "extra", "class"), 200,
                          seed=30_000)

@@ -158,6 +158,7 @@ def _rates(n: int, seed: int, noise: tuple[str, ...], pins) -> tuple[float, floa
                                             "face_down": str(r.choice(["backs4", "backs2", "backs2side"]))}, 0.92),
     ("closeup", ("jitter", "duplicates"), lambda r: {}, 0.97),
 ])
+@pytest.mark.slow
 def test_exact_hand_rate_per_laid_case(name: str, noise: tuple[str, ...], pins, bound: float) -> None:
     _, hand = _rates(150, 50_000, noise, pins)
     assert hand >= bound, f"{name}: exact hand {hand:.3f}"

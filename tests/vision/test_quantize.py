@@ -66,6 +66,7 @@ def test_the_detect_heads_output_layers_stay_float() -> None:
     assert [n.op_type for n in classifier.graph.node if n.name in kept] == ["Flatten", "Gemm", "Softmax", "Identity"]
 
 
+@pytest.mark.slow
 def test_the_classifier_quantizes_and_names_tiles_as_the_float_one(tmp_path: Path) -> None:
     pytest.importorskip("onnx", reason="needs the train extra")
     from vision.training.quantize import quantize
@@ -85,6 +86,7 @@ def test_the_classifier_quantizes_and_names_tiles_as_the_float_one(tmp_path: Pat
     assert total >= 100 and agree / total >= 0.95, f"{agree}/{total}"
 
 
+@pytest.mark.slow
 def test_the_cli_quantizes_the_detector(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     pytest.importorskip("onnx", reason="needs the train extra")
     out = tmp_path / "tiles-int8.onnx"
@@ -136,6 +138,7 @@ def test_a_list_file_names_calibration_photos(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the shipped int8 models
 
 
+@pytest.mark.slow
 def test_the_shipped_int8_detector_finds_what_the_float_one_finds() -> None:
     if not INT8_DETECTOR.is_file():
         pytest.skip("no shipped int8 detector")
@@ -145,6 +148,7 @@ def test_the_shipped_int8_detector_finds_what_the_float_one_finds() -> None:
     assert total >= 150 and matched >= 0.95 * total and same >= 0.95 * matched, (total, matched, same)
 
 
+@pytest.mark.slow
 def test_the_shipped_int8_classifier_names_tiles_as_the_float_one() -> None:
     if not INT8_CLASSIFIER.is_file():
         pytest.skip("no shipped int8 classifier")

@@ -271,6 +271,7 @@ def test_clean_hands_read_exactly_and_need_no_change() -> None:
     assert changes == 0
 
 
+@pytest.mark.slow
 def test_constraints_fix_a_measurable_share_of_class_noise() -> None:
     n, seed = 300, 50_000
     top1 = hand_exact_rate(("class",), n, seed, use_constraints=False)

@@ -170,6 +170,7 @@ def measured(bench: ModuleType):
     return bench.run_set(DEFAULT_MODEL, SET_DIR)
 
 
+@pytest.mark.slow
 def test_exact_hand_rate_floor(measured) -> None:
     results, totals = measured
     assert totals.photos == len(results) >= MIN_PHOTOS
@@ -178,6 +179,7 @@ def test_exact_hand_rate_floor(measured) -> None:
         f"{totals.exact['+complete']}/{totals.photos} hands read exactly (floor {MIN_EXACT_RATE}); missed {misses}")
 
 
+@pytest.mark.slow
 def test_tile_accuracy_floor(measured) -> None:
     _, totals = measured
     assert totals.tile_accuracy("+complete") >= MIN_TILE_ACCURACY, totals.tiles_right
@@ -194,12 +196,14 @@ def measured_alone(bench: ModuleType, measured):
         return bench.run_set(DEFAULT_MODEL, SET_DIR)
 
 
+@pytest.mark.slow
 def test_the_closer_look_reads_more_tiles_and_hands(measured, measured_alone) -> None:
     (_, closer), (_, alone) = measured, measured_alone
     assert closer.tiles_right["top-1"] > alone.tiles_right["top-1"], (closer.tiles_right, alone.tiles_right)
     assert closer.exact["+complete"] > alone.exact["+complete"], (closer.exact, alone.exact)
 
 
+@pytest.mark.slow
 def test_constraints_never_read_fewer_hands(measured, bench: ModuleType) -> None:
     _, totals = measured
     for config in bench.CONFIGS:

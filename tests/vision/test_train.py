@@ -40,6 +40,7 @@ def init_ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return init_checkpoint(out, SAMPLE_IMAGES[:4])
 
 
+@pytest.mark.slow
 def test_initialisation_reproduces_the_mahjong_detector_network(init_ckpt: Path) -> None:
     import onnxruntime as ort
 
@@ -57,6 +58,7 @@ def test_initialisation_reproduces_the_mahjong_detector_network(init_ckpt: Path)
     np.testing.assert_allclose(ours[0, 4:31], theirs[0, 4 + np.array(rows)], atol=2e-3)
 
 
+@pytest.mark.slow
 def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "data"
@@ -124,6 +126,7 @@ def test_close_mosaic_is_passed_on_and_a_bad_count_refused(monkeypatch: pytest.M
         assert exit_info.value.code == 2 and "--close-mosaic" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_shipped_checkpoint_is_the_shipped_onnx_network() -> None:
     """`zhuoji train --init models/zhuoji-tiles.pt` must continue the model that ships, not an older one."""
     model = torch.load(ROOT / "models" / "zhuoji-tiles.pt", weights_only=False)["model"].float().eval()

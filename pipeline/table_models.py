@@ -1,4 +1,5 @@
-"""Pydantic models of the table API (``/v1/tables``, ``/v1/profiles``): what the page and the CLI send and get.
+"""Typed values of the tables that keep score (``/v1/tables``, ``/v1/profiles`` and ``zhuoji table``): what the page
+and the command line send and get, the same models on both sides.
 
 A round is the ``/v1/settle`` body without ``rules``, ``dealer``, ``streak`` and ``base``: the table decides
 those (its rules; the dealer 庄家 and 连庄 streak carried from the rounds before).
@@ -8,13 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, StrictInt, StrictStr
+from pydantic import Field, StrictInt, StrictStr, field_serializer
 
 from pipeline.models import (
+    CalibrationFile,
+    DisagreedTile,
     ErrorBody,
     HandEnd,
     OutModel,
+    Preset,
     RulesSpec,
+    RuleValue,
     Seat,
     SettleResponse,
     StrictModel,
@@ -43,7 +48,7 @@ class TableView(OutModel):
                                      "cannot write")
     name: str
     players: list[str]
-    rules: Any = Field(description="preset or {\"preset\", …overrides}, as given")
+    rules: Preset | dict[str, RuleValue] = Field(description="preset or {\"preset\", …overrides}, as given")
     dealer: int = Field(description="who deals the next hand (庄家)")
     streak: int = Field(description="连庄 count of the next hand: hands in a row this dealer deals, it included")
     rounds: int = Field(description="rounds played")
@@ -110,7 +115,7 @@ class RoundSummaryOut(OutModel):
 
 class RoundOut(OutModel):
     number: int
-    round: dict[str, Any] = Field(description="as entered")
+    round: RoundIn = Field(description="as entered")
     settlement: SettleResponse
     dealer: int = Field(description="who dealt this round")
     streak: int = Field(description="连庄 count of this round")
@@ -120,6 +125,11 @@ class RoundOut(OutModel):
     created_at: str
     updated_at: str
     summary: RoundSummaryOut
+
+    @field_serializer("round")
+    def _as_entered(self, round_: RoundIn) -> dict[str, Any]:
+        # the keys the client gave, no defaults added: a round reads back as it was entered
+        return round_.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class RoundList(OutModel):
@@ -160,18 +170,13 @@ class ProfileIn(StrictModel):
 
 class ProfileOut(OutModel):
     name: str
-    rules: Any
+    rules: Preset | dict[str, RuleValue]
     created_at: str
     updated_at: str
 
 
 class ProfileList(OutModel):
     profiles: list[ProfileOut]
-
-
-class DisagreedTile(OutModel):
-    tile: str = Field(description="the tile at this place of the calibration photo")
-    read_as: str = Field(description="what the networks named it without the calibration")
 
 
 class CalibrationOut(OutModel):
@@ -186,9 +191,17 @@ class CalibrationOut(OutModel):
     created_at: str
     recalibrate: str | None = Field(None, description="why it no longer fits the service's crop classifier (the "
                                                       "models were retrained): photos are read without it")
-    calibration: dict[str, Any] | None = Field(None, description="the calibration JSON itself (?full=true)")
+    calibration: CalibrationFile | None = Field(None, description="the calibration JSON itself (?full=true)")
 
 
 class TableCalibration(OutModel):
     calibration: CalibrationOut | None = Field(description="null when the table has none")
     table: TableOut
+
+
+class TableShown(OutModel):
+    """``zhuoji table show --json``: the bodies of ``GET /v1/tables/{id}``, ``…/rounds`` and ``…/calibration``."""
+
+    table: TableOut
+    rounds: list[RoundOut]
+    calibration: CalibrationOut | None

@@ -1,0 +1,242 @@
+"""One path per question: for every command with ``--json``, the command line prints exactly the body the HTTP
+service answers for the same input (both call the same pipeline or store function and dump the same typed answer).
+Photos are seen by one scripted detector on both sides; ``seconds`` (the time taken) is the only key left out."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+import pipeline.settings
+from api.cli import main
+from api.service.app import create_app
+from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, blank_photo
+from tests.scoring.settle_tables import example
+from tests.tables.support import draw_round, win_round
+
+TABLES = Path(__file__).parents[1] / "data" / "tables"
+HAND13 = ["1m", "1m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "9m", "9m"]  # 九莲 shape: ready
+
+
+@pytest.fixture
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClient, str]]:
+    """The service and the command line on one database and one scripted detector (seeing WIN_ROW)."""
+    db = f"sqlite:///{tmp_path / 'tables.db'}"
+    detector = ScriptedDetector(WIN_ROW)
+    monkeypatch.setattr(pipeline.settings, "open_detector", lambda settings: detector)
+    app = create_app(model_path="/nonexistent/model.onnx", database=db)
+    with TestClient(app) as client:
+        app.state.detector = detector
+        yield client, db
+    assert app.state.internal_errors == 0
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err  # score exits 1 when the tiles cannot be scored, still printing its answer
+    return json.loads(out)
+
+
+def body(response: Any) -> Any:
+    assert response.status_code in (200, 201), response.text
+    return response.json()
+
+
+def timeless(answer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in answer.items() if k != "seconds"}
+
+
+def photo_file(tmp_path: Path) -> Path:
+    path = tmp_path / "hand.jpg"
+    path.write_bytes(blank_photo())
+    return path
+
+
+def upload(path: Path, field: str = "image") -> dict[str, Any]:
+    return {field: (path.name, path.read_bytes(), "image/jpeg")}
+
+
+# ----------------------------------------------------------------------------------------------------- text
+
+
+@pytest.mark.parametrize(("argv", "request_body"), [
+    (["789m2345p123456s", "--win", "5p", "--self-drawn"],
+     {"concealed": "789m2345p123456s", "win_tile": "5p", "self_drawn": True}),
+    # 14 tiles: the last one written is the winning tile, the request carries the other 13
+    (["123m456p789s11s55p5p"], {"concealed": "123m45556p11789s", "win_tile": "5p"}),
+    (["123456p2278s", "--win", "9s", "--self-drawn", "--kong-draw", "--meld", "concealed_kong:6m"],
+     {"concealed": "123456p2278s", "win_tile": "9s", "self_drawn": True, "kong_draw": True,
+      "melds": [{"type": "concealed_kong", "tile": "6m"}]}),
+    (["1444666999p", "--win", "1p", "--meld", "pong:2p", "--rules", '{"preset": "gy-reduced", "base": 2}',
+      "--flipped", "8s"],
+     {"concealed": "1444666999p", "win_tile": "1p", "melds": [{"type": "pong", "tile": "2p"}],
+      "rules": {"preset": "gy-reduced", "base": 2}, "flipped": "8s"}),
+    (["1112345678999m"], {"concealed": "1112345678999m"}),  # no winning tile: the waits
+])
+def test_hand(service, capsys, argv, request_body):
+    client, _ = service
+    assert cli_json(capsys, "hand", *argv, "--json") == body(client.post("/v1/hand", json=request_body))
+
+
+def test_waits(service, capsys):
+    client, _ = service
+    answer = cli_json(capsys, "waits", "34m123456p99s", "--meld", "pong:5m", "--json")
+    assert answer == body(client.post("/v1/hand", json={"concealed": "34m123456p99s",
+                                                         "melds": [{"type": "pong", "tile": "5m"}]}))
+    assert [w["tile"] for w in answer["waits"]] == ["2m", "5m"]
+
+
+@pytest.mark.parametrize("path", sorted(TABLES.glob("*.json")), ids=lambda p: p.stem)
+def test_settle_a_table_file(service, capsys, path):
+    client, _ = service
+    assert cli_json(capsys, "settle", str(path), "--json") == body(
+        client.post("/v1/settle", json=json.loads(path.read_text(encoding="utf-8"))))
+
+
+def test_settle_with_the_rules_replaced(service, capsys, tmp_path):
+    client, _ = service
+    state = example("E1", rules={"preset": "gy-normal", "bao_ji": False})
+    path = tmp_path / "table.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    sent = {**state, "rules": {"preset": "liupanshui", "bao_ji": False}}  # --rules keeps the file's overrides
+    assert cli_json(capsys, "settle", str(path), "--rules", "liupanshui", "--json") == body(
+        client.post("/v1/settle", json=sent))
+
+
+def test_chajiao_as_text(service, capsys):
+    client, _ = service
+    hands = {0: "1112345678999m", 2: "258m258p147p9s pong:5s"}
+    answer = cli_json(capsys, "chajiao", *[a for seat, text in hands.items() for a in ("--hand", str(seat), text)],
+                      "--rules", "gy-reduced", "--dealer", "2", "--json")
+    form = {f"hand{seat}": text for seat, text in hands.items()} | {"rules": "gy-reduced", "dealer": "2"}
+    assert answer == body(client.post("/v1/chajiao/photos", data=form))
+    players = [{"seat": 0, "concealed": hands[0]},
+               {"seat": 2, "concealed": "258m258p147p9s", "melds": [{"type": "pong", "tile": "5s"}]}]
+    assert answer == body(client.post("/v1/chajiao", json={"players": players, "rules": "gy-reduced", "dealer": 2}))
+
+
+# --------------------------------------------------------------------------------------------------- photos
+
+
+def test_detect(service, capsys, tmp_path):
+    client, _ = service
+    path = photo_file(tmp_path)
+    answer = cli_json(capsys, "detect", str(path), "--json")
+    assert timeless(answer) == timeless(body(client.post("/v1/detect", files=upload(path))))
+    assert [t["tile"] for t in answer["tiles"]] == WIN_ROW
+
+
+def test_read(service, capsys, tmp_path):
+    client, _ = service
+    path = photo_file(tmp_path)
+    answer = cli_json(capsys, "read", str(path), "--json")
+    assert timeless(answer) == timeless(body(client.post("/v1/read", files=upload(path))))
+    assert answer["hand"]["concealed_tiles"] == WIN_ROW
+
+
+@pytest.mark.parametrize(("argv", "form"), [
+    ([], {}),
+    (["--win", "1p", "--self-drawn", "--flipped", "9s", "--rules", "liupanshui"],
+     {"win_tile": "1p", "self_drawn": "true", "flipped": "9s", "rules": "liupanshui"}),
+    (["--win", "9m"], {"win_tile": "9m"}),  # not among the tiles: no score, and the same reason on both sides
+])
+def test_score(service, capsys, tmp_path, argv, form):
+    client, _ = service
+    path = photo_file(tmp_path)
+    answer = cli_json(capsys, "score", str(path), *argv, "--json")
+    http = body(client.post("/v1/score", files=upload(path), data={**form, "annotate": "false"}))
+    assert timeless(answer) == timeless(http)
+
+
+def test_chajiao_from_a_photo(service, capsys, tmp_path):
+    client, _ = service
+    path = photo_file(tmp_path)
+    client.app.state.detector.tiles = HAND13  # the scripted detector (shared with the command line) sees 13 tiles
+    answer = cli_json(capsys, "chajiao", "--photo", "1", str(path), "--hand", "3", "258m258p258s147p9s", "--json")
+    assert answer == body(client.post("/v1/chajiao/photos", files=upload(path, "photo1"),
+                                      data={"hand3": "258m258p258s147p9s"}))
+    assert answer["players"][1]["source"] == "photo" and answer["players"][1]["ting"] is True
+
+
+def test_calibrate_refuses_in_the_same_words(service, capsys, tmp_path):
+    client, _ = service
+    path = photo_file(tmp_path)
+    assert main(["calibrate", str(path)]) == 2
+    out, err = capsys.readouterr()
+    refused = client.post("/v1/calibrate", files=upload(path))
+    assert refused.status_code == 422 and out == ""
+    assert err == f"zhuoji calibrate: error: {refused.json()['error']['message']}\n"
+
+
+# --------------------------------------------------------------------------------------------------- tables
+
+
+def round_file(tmp_path: Path, name: str, round_: dict[str, Any]) -> str:
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(round_), encoding="utf-8")
+    return str(path)
+
+
+def test_table_commands(service, capsys, tmp_path):
+    client, db = service
+    table = cli_json(capsys, "table", "new", "Friday", "--players", "Ann,Bo,Cy,Di", "--rules",
+                     '{"preset": "gy-normal", "base": 2}', "--dealer", "1", "--db", db, "--json")
+    table_id = table["id"]
+    assert table == body(client.get(f"/v1/tables/{table_id}"))
+    added = cli_json(capsys, "table", "round", table_id, round_file(tmp_path, "win", win_round(1)),
+                     "--expected-version", "1", "--key", "first", "--db", db, "--json")
+    # the same round again with the same key over HTTP: the service answers what it answered the command line
+    replay = client.post(f"/v1/tables/{table_id}/rounds", json={"round": win_round(1), "expected_version": 1},
+                         headers={"Idempotency-Key": "first"})
+    assert replay.headers.get("Idempotent-Replayed") == "true" and added == body(replay)
+    cli_json(capsys, "table", "round", table_id, round_file(tmp_path, "draw", draw_round()), "--db", db, "--json")
+    edited = cli_json(capsys, "table", "edit", table_id, "2", round_file(tmp_path, "win3", win_round(3)),
+                      "--db", db, "--json")
+    assert edited == {"table": body(client.get(f"/v1/tables/{table_id}"))}
+    shown = cli_json(capsys, "table", "show", table_id, "--db", db, "--json")
+    assert shown["table"] == body(client.get(f"/v1/tables/{table_id}"))
+    assert shown["rounds"] == body(client.get(f"/v1/tables/{table_id}/rounds"))["rounds"]
+    assert shown["calibration"] == body(client.get(f"/v1/tables/{table_id}/calibration"))["calibration"]
+    undone = cli_json(capsys, "table", "undo", table_id, "--db", db, "--json")
+    assert undone == {"table": body(client.get(f"/v1/tables/{table_id}"))}
+    assert cli_json(capsys, "table", "list", "--db", db, "--json") == body(client.get("/v1/tables"))
+    profile = cli_json(capsys, "table", "profile", "house", "--from-table", table_id, "--db", db, "--json")
+    assert profile == body(client.get("/v1/profiles/house"))
+    assert cli_json(capsys, "table", "profiles", "--db", db, "--json") == body(client.get("/v1/profiles"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["detect", "read", "score"])
+def test_photo_commands_with_the_shipped_models(client, capsys, command):
+    """The same agreement with the real detector, crop classifier and facing look (the ``client`` fixture's)."""
+    if client.app.state.detector is None:
+        pytest.skip("no tile model here")
+    path = SAMPLES[0]
+    answer = cli_json(capsys, command, str(path), "--json")
+    form = {"annotate": "false"} if command == "score" else {}
+    assert timeless(answer) == timeless(body(client.post(f"/v1/{command}", files=upload(path), data=form)))
+
+
+def test_table_calibrate_from_a_calibration_file(service, capsys, tmp_path):
+    client, db = service
+    table_id = cli_json(capsys, "table", "new", "Friday", "--players", "Ann,Bo,Cy,Di", "--db", db, "--json")["id"]
+    refs = base64.b64encode(np.ones((27, 4, 1), np.float16).tobytes()).decode("ascii")
+    tiles = [f"{rank}{suit}" for suit in "mps" for rank in range(1, 10)]
+    calibration = {"version": 1, "tiles": tiles, "kind": "features", "model": "crops.onnx", "shape": [27, 4, 1],
+                   "agreement": 1.0, "references_f16": refs}
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(calibration), encoding="utf-8")
+    kept = cli_json(capsys, "table", "calibrate", table_id, str(path), "--db", db, "--json")
+    assert kept == body(client.get(f"/v1/tables/{table_id}/calibration"))
+    # the scripted detector has no crop classifier: both sides say the calibration cannot be used here
+    assert kept["calibration"]["recalibrate"] == "calibration needs the crop classifier, and this service runs without one"
+    full = body(client.get(f"/v1/tables/{table_id}/calibration", params={"full": "true"}))["calibration"]
+    assert full["calibration"] == {**calibration, "model_sha256": None, "disagreed": []}  # the typed file, defaults said
