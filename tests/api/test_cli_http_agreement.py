@@ -17,9 +17,10 @@ from fastapi.testclient import TestClient
 import pipeline.settings
 from api.cli import main
 from api.service.app import create_app
+from pipeline.settings import Settings
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, blank_photo
 from tests.scoring.settle_tables import example
-from tests.tables.support import draw_round, win_round
+from tests.tables.support import ADMIN, ADMIN_KEY, draw_round, remember_keys, win_round
 
 TABLES = Path(__file__).parents[1] / "data" / "tables"
 HAND13 = ["1m", "1m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "9m", "9m"]  # 九莲 shape: ready
@@ -31,7 +32,7 @@ def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[T
     db = f"sqlite:///{tmp_path / 'tables.db'}"
     detector = ScriptedDetector(WIN_ROW)
     monkeypatch.setattr(pipeline.settings, "open_detector", lambda settings: detector)
-    app = create_app(model_path="/nonexistent/model.onnx", database=db)
+    app = create_app(model_path="/nonexistent/model.onnx", database=db, settings=Settings(admin_key=ADMIN_KEY))
     with TestClient(app) as client:
         app.state.detector = detector
         yield client, db
@@ -190,7 +191,13 @@ def test_table_commands(service, capsys, tmp_path):
     table = cli_json(capsys, "table", "new", "Friday", "--players", "Ann,Bo,Cy,Di", "--rules",
                      '{"preset": "gy-normal", "base": 2}', "--dealer", "1", "--db", db, "--json")
     table_id = table["id"]
-    assert table == body(client.get(f"/v1/tables/{table_id}"))
+    remember_keys(client)[table_id] = table["edit_key"]  # the HTTP writes below carry it, as the page's do
+    # The POST /v1/tables answer: the table as GET shows it, plus its edit key and links, shown once.
+    keys = {"edit_key", "edit_url", "view_url"}
+    assert {k: v for k, v in table.items() if k not in keys} == body(client.get(f"/v1/tables/{table_id}"))
+    assert table["view_url"] == f"/t/{table['view_id']}" and table["edit_url"].endswith(table["edit_key"])
+    over_http = client.post("/v1/tables", json={"name": "Friday", "players": ["Ann", "Bo", "Cy", "Di"]}).json()
+    assert set(over_http) == set(table)
     added = cli_json(capsys, "table", "round", table_id, round_file(tmp_path, "win", win_round(1)),
                      "--expected-version", "1", "--key", "first", "--db", db, "--json")
     # the same round again with the same key over HTTP: the service answers what it answered the command line
@@ -207,7 +214,7 @@ def test_table_commands(service, capsys, tmp_path):
     assert shown["calibration"] == body(client.get(f"/v1/tables/{table_id}/calibration"))["calibration"]
     undone = cli_json(capsys, "table", "undo", table_id, "--db", db, "--json")
     assert undone == {"table": body(client.get(f"/v1/tables/{table_id}"))}
-    assert cli_json(capsys, "table", "list", "--db", db, "--json") == body(client.get("/v1/tables"))
+    assert cli_json(capsys, "table", "list", "--db", db, "--json") == body(client.get("/v1/tables", headers=ADMIN))
     profile = cli_json(capsys, "table", "profile", "house", "--from-table", table_id, "--db", db, "--json")
     assert profile == body(client.get("/v1/profiles/house"))
     assert cli_json(capsys, "table", "profiles", "--db", db, "--json") == body(client.get("/v1/profiles"))

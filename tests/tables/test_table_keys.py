@@ -303,7 +303,7 @@ def test_cli_hands_out_keys_and_links(capsys, sqlite_url):
     code, out = _cli(capsys, "table", "show", tid, "--db", sqlite_url)
     assert code == 0 and f"view link: /t/{created['view_id']}" in out and new_key not in out
     code, out = _cli(capsys, "table", "show", tid, "--db", sqlite_url, "--json")
-    assert json.loads(out)["view_url"] == f"/t/{created['view_id']}" and "edit_key" not in out
+    assert json.loads(out)["table"]["view_id"] == created["view_id"] and "edit_key" not in out
     code, out = _cli(capsys, "table", "new", "Sat", "--players", ",".join(NAMES), "--db", sqlite_url)
     assert code == 0 and "edit key: " in out and "edit link: /#table=" in out and "view link: /t/" in out
     assert main(["table", "key", "0123456789ab", "--db", sqlite_url]) == 2
