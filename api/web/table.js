@@ -1,8 +1,16 @@
 // The table screen: four players, their rules, every round with its settlement, totals, history and a chart,
 // over /v1/tables (stored on the server) and /v1/settle, /v1/chajiao (previews). A player's tiles come typed
 // or from a photo through the scorer above (app.js: its reading, corrections and state are reused as they are).
-// /t/{id} opens the same screen read-only. Uses app.js's helpers ($, h, svg, TILES, SUIT_ZH, MELD_TYPES, ...).
-"use strict";
+// /t/{view_id} opens the same screen read-only. The tables this device created or opened, their edit keys, the
+// round being typed (a draft per table) and rounds saved offline live in the browser (device.js).
+import { $, h, svg, MELD_TYPES, SUIT_ZH, TILES, toText, normalise } from "./dom.js";
+import { clearPhoto, handCount, render, renderResult, setHow, setStatus, state, uploadBlob } from "./scorer.js";
+import { api, authFor, errorCode, errorText } from "./api.js";
+import { dropDraft, editKey, forgetTable, knownTables, lastPlayers, loadDraft, queued, rememberPlayers,
+         rememberTable, saveDraft, setQueued, storeKey } from "./device.js";
+import { createStore } from "./store.js";
+import { tr } from "./i18n.js";
+import { qrcode } from "./vendor/qrcode-generator.mjs";
 
 const SEATS = [0, 1, 2, 3];
 const COLORS = ["#c62828", "#1565c0", "#2e7d32", "#8e24aa"];
@@ -33,7 +41,7 @@ const SWITCHES = [
   { key: "base", kind: "int", min: 1, zh: "底分", en: "points per fan" },
 ];
 
-const T = {
+export const T = {
   table: null, // the table as the server last sent it
   rounds: [], // its rounds (GET /rounds)
   readonly: false, // /t/{id}
@@ -47,17 +55,6 @@ const T = {
 };
 
 const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
-
-async function api(method, url, body, headers = {}) {
-  const res = await fetch(url, { method, headers: body ? { "Content-Type": "application/json", ...headers } : headers,
-                                 body: body ? JSON.stringify(body) : undefined });
-  const data = res.status === 204 ? null : await res.json();
-  return { ok: res.ok, status: res.status, data };
-}
-
-function errorText(r) {
-  return r.data && r.data.error ? r.data.error.message : `Error ${r.status}`;
-}
 
 function roundStatus(text, isError = false) {
   const el = $("round-status");
@@ -104,9 +101,13 @@ function fillTileSelect(el, none) {
 // --------------------------------------------------------------------------------------- start a table
 
 function buildStartForm() {
-  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, `Seat ${s + 1} `,
-    h("input", { id: `t-p${s}`, value: ["Ann", "Bo", "Cy", "Di"][s], maxlength: "40", required: true,
-                 oninput: refreshDealerNames }))));
+  // Last time's players are offered again (kept on this device); names used before are suggested while typing.
+  const players = lastPlayers() || ["Ann", "Bo", "Cy", "Di"];
+  const known = [...new Set(knownTables().flatMap((t) => t.players || []))];
+  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, `${tr("座位", "Seat")} ${s + 1} `,
+    h("input", { id: `t-p${s}`, value: players[s] || "", maxlength: "40", required: true, list: "t-known",
+                 oninput: refreshDealerNames }))),
+    h("datalist", { id: "t-known" }, known.map((n) => h("option", { value: n }))));
   refreshDealerNames();
   $("t-switches").replaceChildren(...SWITCHES.map((sw) => {
     let input;
@@ -224,8 +225,18 @@ async function startTable(ev) {
   ev.preventDefault();
   const body = { name: $("t-name").value.trim() || "Table", players: SEATS.map((s) => $(`t-p${s}`).value.trim()),
                  rules: rulesFromForm(), dealer: Number($("t-dealer").value) };
-  const r = await api("POST", "/v1/tables", body);
+  let r;
+  try {
+    r = await api("POST", "/v1/tables", body);
+  } catch (err) {
+    startError(`${tr("连不上服务器", "No answer from the server")} (${err.message}).`);
+    return;
+  }
   if (!r.ok) { startError(errorText(r)); return; }
+  // The edit key is in this answer only: kept on this device, sent with every write to the table.
+  if (r.data.edit_key) storeKey(r.data.id, r.data.edit_key);
+  rememberTable(r.data);
+  rememberPlayers(body.players);
   await openTable(r.data.id);
 }
 
@@ -235,40 +246,89 @@ function startError(text) {
   el.textContent = text;
 }
 
-async function listRecent() {
-  const r = await api("GET", "/v1/tables?limit=10");
+// The tables this device created or opened (there is no public list of tables on the server).
+function listRecent() {
+  const tables = knownTables();
   const list = $("recent");
-  if (!r.ok) { list.replaceChildren(h("li", { class: "error" }, errorText(r))); return; }
-  if (!r.data.tables.length) { list.replaceChildren(h("li", { class: "muted" }, "none yet")); return; }
-  list.replaceChildren(...r.data.tables.map((t) => h("li", {},
-    h("a", { href: `/#table=${t.id}`, onclick: (ev) => { ev.preventDefault(); openTable(t.id); } }, t.name),
-    h("span", { class: "muted" }, ` · ${t.players.join(", ")} · ${t.rounds} round${t.rounds === 1 ? "" : "s"} · ` +
-      new Date(t.updated_at).toLocaleString()))));
+  if (!tables.length) { list.replaceChildren(h("li", { class: "muted" }, tr("还没有", "none yet"))); return; }
+  list.replaceChildren(...tables.slice(0, 20).map((t) => h("li", {},
+    h("a", { href: `/#table=${t.id}`, onclick: (ev) => { ev.preventDefault(); openTable(t.id); } }, t.name || t.id),
+    h("span", { class: "muted" }, ` · ${(t.players || []).join(", ")}` +
+      (t.rounds != null ? ` · ${t.rounds} round${t.rounds === 1 ? "" : "s"}` : "") +
+      (t.key ? "" : ` · ${tr("只看", "view only")}`) + ` · ${new Date(t.opened).toLocaleString()}`))));
 }
 
 // ------------------------------------------------------------------------------------------ open a table
 
-async function openTable(id) {
-  const [t, rs] = await Promise.all([api("GET", `/v1/tables/${id}`), api("GET", `/v1/tables/${id}/rounds`)]);
-  if (!t.ok || !rs.ok) { startError(errorText(t.ok ? rs : t)); showStart(); return; }
+// The table's address for reading: its id, or at a view link its view id (/v1/views/…, on servers that have it).
+function readBase() {
+  return T.viewBase || `/v1/tables/${T.table ? T.table.id : ""}`;
+}
+
+async function fetchTable(base) {
+  const [t, rs] = await Promise.all([api("GET", base), api("GET", `${base}/rounds`)]);
+  return { t, rs };
+}
+
+async function openTable(id, { view = false } = {}) {
+  let base = `/v1/tables/${id}`;
+  let got;
+  try {
+    if (view) {
+      // A view link: /v1/views/{view_id}; a server without view ids answers a route-level 404, then the id is the table's.
+      got = await fetchTable(`/v1/views/${id}`);
+      if (got.t.ok) base = `/v1/views/${id}`;
+      else if (errorCode(got.t) !== "table_not_found") got = null;
+    }
+    got = got || await fetchTable(base);
+  } catch (err) {
+    startError(`${tr("连不上服务器", "No answer from the server")} (${err.message}).`);
+    if (!view) showStart();
+    return;
+  }
+  const { t, rs } = got;
+  if (t.status === 404) { showNotFound(); return; }
+  if (!t.ok || !rs.ok) { startError(errorText(t.ok ? rs : t)); if (!view) showStart(); return; }
   T.table = t.data;
   T.rounds = rs.data.rounds;
-  if (!T.readonly && location.hash !== `#table=${id}`) history.replaceState(null, "", `/#table=${id}`);
+  T.viewBase = view ? base : null;
+  if (!T.readonly) {
+    rememberTable(T.table);
+    if (location.hash !== `#table=${id}`) history.replaceState(null, "", `/#table=${id}`);
+  }
+  $("not-found").hidden = true;
   $("table-start").hidden = true;
   $("table-card").hidden = false;
   $("history-card").hidden = false;
-  $("round-card").hidden = T.readonly;
+  $("round-card").hidden = T.readonly || !!T.table.finished;
   $("set-card").hidden = T.readonly;
+  document.body.classList.remove("table-start");
   showView(true);
   renderTable();
   if (!T.readonly) loadSet();
-  if (!T.readonly) resetRoundForm(false);
+  if (!T.readonly) {
+    resetRoundForm(false);
+    restoreDraft();
+    flushQueue();
+  }
+}
+
+function showNotFound() {
+  T.table = null;
+  for (const id of ["table-start", "table-card", "round-card", "history-card", "set-card", "settle-card"]) $(id).hidden = true;
+  $("not-found").hidden = false;
+  document.body.classList.add("table-start");
+  showView(true);
 }
 
 async function reloadTable() {
-  const id = T.table.id;
-  const [t, rs] = await Promise.all([api("GET", `/v1/tables/${id}`), api("GET", `/v1/tables/${id}/rounds`)]);
-  if (t.ok && rs.ok) { T.table = t.data; T.rounds = rs.data.rounds; renderTable(); }
+  const { t, rs } = await fetchTable(readBase());
+  if (t.ok && rs.ok) {
+    T.table = t.data;
+    T.rounds = rs.data.rounds;
+    if (!T.readonly) rememberTable(T.table);
+    renderTable();
+  }
 }
 
 function showStart() {
@@ -280,7 +340,12 @@ function showStart() {
   $("table-card").hidden = true;
   $("round-card").hidden = true;
   $("history-card").hidden = true;
+  $("settle-card").hidden = true;
+  $("not-found").hidden = true;
+  // The start screen is the start form only: the photo scorer returns with a table (or the 算番 tab).
+  document.body.classList.add("table-start");
   if (location.hash.startsWith("#table=")) history.replaceState(null, "", "/#table");
+  buildStartForm();
   listRecent();
   listProfiles();
 }
@@ -302,10 +367,13 @@ function renderTable() {
     s === t.dealer ? h("span", { class: "badge", title: "dealer of the next hand" },
                        `庄${t.streak > 1 ? ` 连庄×${t.streak}` : ""}`) : null,
     h("b", { class: "points", id: `total-${s}` }, signed(t.totals[s])))));
-  $("export").href = `/v1/tables/${t.id}/export?format=csv`;
-  $("share").href = `/t/${t.id}`;
+  $("export").href = `${readBase()}/export?format=csv`;
   $("undo").disabled = T.readonly || !T.rounds.length;
-  for (const id of ["undo", "close-table"]) $(id).hidden = T.readonly;
+  for (const id of ["undo", "close-table", "settle-open"]) $(id).hidden = T.readonly;
+  $("readonly-badge").hidden = !T.readonly;
+  if (t.finished) tableStatus(tr("这一桌已结束：只能看，不能再记。", "This table is finished: read only, no more rounds."));
+  shareStore.set({ viewUrl: viewUrl(), editUrl: editUrl() });
+  if (!$("settle-card").hidden) settleStore.set({ totals: t.totals, players: t.players });
   renderHistory();
   renderChart();
   for (const id of ["r-winner", "r-discarder"]) fillSeatSelect($(id));
@@ -327,43 +395,59 @@ function outcomeWords(round) {
   return `${n[o.discarder]} 点炮 → ${winners}${o.winners.length > 1 ? " (一炮多响)" : ""} ${o.win_tile}`;
 }
 
+// A round's summary as the server gives it (hand type, fan, who paid); older servers send none of it.
+function summaryCells(r) {
+  const type = r.hand_type ? (typeof r.hand_type === "string" ? r.hand_type
+    : [r.hand_type.name_zh || r.hand_type.zh, r.hand_type.name_en || r.hand_type.en].filter(Boolean).join(" ")) : "";
+  const fan = r.fan != null ? `${r.fan} 番` : "";
+  const payer = r.payer != null ? `${names()[r.payer]} ${tr("付", "paid")}` : "";
+  return [h("td", { class: "type" }, type), h("td", { class: "fan nowrap" }, fan), h("td", { class: "payer nowrap" }, payer)];
+}
+
 function renderHistory() {
   const n = names();
-  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, "round"),
-                 ...n.map((x) => h("th", { class: "num" }, x)), T.readonly ? null : h("th", {}, ""));
+  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, tr("这一局", "round")),
+                 h("th", {}, tr("牌型", "hand")), h("th", {}, "番"), h("th", {}, tr("谁付", "paid by")),
+                 ...n.map((x) => h("th", { class: "num name" }, x)), T.readonly ? null : h("th", {}, ""));
   const rows = T.rounds.map((r) => h("tr", { "data-round": r.number },
-    h("td", {}, r.number), h("td", {}, n[r.dealer] + (r.streak > 1 ? ` ×${r.streak}` : "")),
-    h("td", {}, outcomeWords(r.round)),
+    h("td", {}, r.number), h("td", { class: "nowrap" }, n[r.dealer] + (r.streak > 1 ? ` ×${r.streak}` : "")),
+    h("td", {}, outcomeWords(r.round)), ...summaryCells(r),
     ...r.deltas.map((d) => h("td", { class: `num ${d > 0 ? "plus" : d < 0 ? "minus" : ""}` }, signed(d))),
     T.readonly ? null : h("td", {}, h("button", { class: "btn small", type: "button", "data-edit": r.number,
-                                                  onclick: () => editRound(r) }, "edit"))));
-  const foot = h("tr", { class: "sum" }, h("td", {}, ""), h("td", {}, ""), h("td", {}, "total"),
+                                                  onclick: () => editRound(r) }, tr("改", "edit")))));
+  const foot = h("tr", { class: "sum" }, h("td", {}, ""), h("td", {}, ""), h("td", {}, tr("合计", "total")),
+                 h("td", {}, ""), h("td", {}, ""), h("td", {}, ""),
                  ...T.table.totals.map((x) => h("td", { class: "num" }, h("b", {}, signed(x)))),
                  T.readonly ? null : h("td", {}, ""));
   $("history").replaceChildren(head, ...rows, foot);
 }
 
 // Cumulative totals after each round, one line per player (inline SVG, no library).
+// Cumulative totals after each round, one line per player (inline SVG, no library). Drawn at the width it is
+// shown at (one SVG unit a CSS pixel), so that its labels stay 12 px on a phone.
 function renderChart() {
   if (!T.rounds.length) {
-    $("chart").replaceChildren(h("p", { class: "muted" }, "No rounds yet: the chart of running totals starts with round 1."));
+    $("chart").replaceChildren(h("p", { class: "muted" }, tr("还没有局：第一局后这里画出累计分。",
+      "No rounds yet: the chart of running totals starts with round 1.")));
     return;
   }
-  const W = 640, H = 240, L = 52, R = 12, TOP = 14, B = 30;
+  const W = Math.max(300, Math.round($("chart").clientWidth || 640)), H = 220, L = 44, R = 10, TOP = 14, B = 26;
   const series = SEATS.map((s) => [0, ...T.rounds.map((r) => r.totals_after[s])]);
   const all = series.flat();
   const lo = Math.min(0, ...all), hi = Math.max(1, ...all);
   const n = Math.max(1, T.rounds.length);
   const x = (i) => L + (i * (W - L - R)) / n;
   const y = (v) => TOP + ((hi - v) * (H - TOP - B)) / (hi - lo || 1);
-  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "running totals per round" });
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
+                             "aria-label": "running totals per round" });
   chart.append(svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "axis" }));
   for (const v of [lo, hi]) {
-    const t = svg("text", { x: L - 8, y: y(v) + 6, "text-anchor": "end", class: "tick" });
+    const t = svg("text", { x: L - 6, y: y(v) + 5, "text-anchor": "end", class: "tick" });
     t.textContent = signed(v);
     chart.append(t);
   }
-  for (let i = 0; i <= T.rounds.length; i++) {
+  const every = Math.ceil(T.rounds.length / Math.max(1, Math.floor((W - L - R) / 28))); // labels never overlap
+  for (let i = 0; i <= T.rounds.length; i += every) {
     const t = svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" });
     t.textContent = String(i);
     chart.append(t);
@@ -380,39 +464,75 @@ function renderChart() {
 
 // -------------------------------------------------------------------------------------------- the round
 
+// How a seat that did not win is given at a win: its whole hand, or in one tap 叫 (ready: only the chicken tiles
+// it holds) or 不叫 (not ready) — the quick round; melds and river either way.
+const SEAT_MODES = [["tiles", "手牌", "tiles"], ["ready", "叫", "ready"], ["not_ready", "不叫", "not ready"]];
+
 function seatRow(s) {
   const row = h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
     h("div", { class: "seat-head" },
-      h("b", { class: "seat-name", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
+      h("b", { class: "seat-name nowrap", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
       h("label", { class: "inline", id: `s${s}-notready-l`, hidden: how() !== "draw",
                    title: "黄牌: not ready (no 叫), the tiles are not needed" },
-        h("input", { type: "checkbox", id: `s${s}-notready`, onchange: () => notReadyChanged(s) }), " 不叫 not ready"),
+        h("input", { type: "checkbox", id: `s${s}-notready`, onchange: () => seatShown(s) }), " 不叫 not ready"),
       h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting` }), " 报听"),
-      h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "Photo 拍照")),
+      h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "拍照 Photo")),
+    h("div", { class: "seg quick", id: `s${s}-quick`, role: "radiogroup", "aria-label": "how this seat is given" },
+      SEAT_MODES.map(([mode, zh, en]) => h("label", { "data-mode": mode },
+        h("input", { type: "radio", name: `s${s}-mode`, value: mode, checked: mode === "tiles",
+                     onchange: () => seatShown(s) }), `${zh} `, h("span", { class: "en" }, en)))),
     h("div", { class: "seat-body", id: `s${s}-body` },
-      h("label", {}, "Tiles (MPSZ; a winner's without the winning tile) ",
+      h("label", { id: `s${s}-tiles-l` }, "手牌 Tiles (MPSZ; a winner's without the winning tile) ",
         h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
+      h("div", { class: "row small", id: `s${s}-holds-row` },
+        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "手里的鸡 Chickens held"),
+          h("input", { id: `s${s}-holds`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
+        h("button", { class: "btn small", type: "button", title: "a 幺鸡 held in this player's hand",
+                      onclick: () => addTo(`s${s}-holds`, "1s") }, "+1s"),
+        h("button", { class: "btn small", type: "button", title: "an 8p held in this player's hand",
+                      onclick: () => addTo(`s${s}-holds`, "8p") }, "+8p")),
       h("div", { class: "melds", id: `s${s}-melds` }),
       h("div", { class: "row small" },
-        h("button", { class: "btn small", type: "button", onclick: () => addMeld(s) }, "+ 碰/杠 meld"),
+        h("button", { class: "btn small", type: "button", onclick: () => { addMeld(s); keepDraft(); } }, "+ 碰/杠 meld"),
         h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "River 河"),
           h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
         h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
-                      onclick: () => addRiver(s, "1s") }, "+1s"),
+                      onclick: () => addTo(`s${s}-river`, "1s") }, "+1s"),
         h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
-                      onclick: () => addRiver(s, "8p") }, "+8p"))));
+                      onclick: () => addTo(`s${s}-river`, "8p") }, "+8p"))));
   return row;
 }
 
 // 黄牌: a player who is not ready needs no tiles; what was typed stays, hidden, in case the tick was a slip.
-function notReadyChanged(s) {
-  const skipped = how() === "draw" && $(`s${s}-notready`).checked;
+const seatMode = (s) => (document.querySelector(`input[name=s${s}-mode]:checked`) || { value: "tiles" }).value;
+
+function winnersOfForm() {
+  const v = how();
+  if (v === "draw") return [];
+  return v === "multi" ? SEATS.filter((s) => $(`r-w${s}`).checked) : [Number($("r-winner").value)];
+}
+
+// What a seat shows: at 黄牌 a not-ready player needs no tiles; at a win a seat that did not win may be given
+// quick (叫 / 不叫). What was typed stays, hidden, in case the tap was a slip.
+function seatShown(s) {
+  const draw = how() === "draw";
+  const quickable = !draw && !winnersOfForm().includes(s);
+  const mode = quickable ? seatMode(s) : "tiles";
+  const skipped = draw && $(`s${s}-notready`).checked;
+  $(`s${s}-quick`).hidden = !quickable;
   $(`s${s}-body`).hidden = skipped;
-  $(`s${s}-photo`).hidden = skipped;
-  $(`s${s}-baoting`).closest("label").hidden = skipped;
+  $(`s${s}-photo`).hidden = skipped || mode !== "tiles";
+  $(`s${s}-baoting`).closest("label").hidden = skipped || mode === "not_ready";
+  $(`s${s}-tiles-l`).hidden = mode !== "tiles";
+  $(`s${s}-holds-row`).hidden = mode !== "ready";
+}
+
+function seatsShown() {
+  for (const s of SEATS) if ($(`seat-${s}`)) seatShown(s);
 }
 
 const notShown = (s) => how() === "draw" && $(`s${s}-notready`).checked;
+const quickMode = (s) => (how() === "draw" || winnersOfForm().includes(s) ? "tiles" : seatMode(s));
 
 // A house rule of the table (its rules object; a preset alone plays none of them).
 function houseRule(key) {
@@ -433,9 +553,10 @@ function renderHouseInputs() {
   if ($("r-first8p-row").hidden) { $("r-first8p").value = ""; $("r-claimed8p").value = ""; }
 }
 
-function addRiver(s, tile) {
-  const el = $(`s${s}-river`);
+function addTo(id, tile) {
+  const el = $(id);
   el.value = normalise(el.value) + tile;
+  keepDraft();
 }
 
 function addMeld(s, meld = { type: "pong", tile: "5m", from: null }) {
@@ -452,7 +573,7 @@ function addMeld(s, meld = { type: "pong", tile: "5m", from: null }) {
   fromShown();
   box.append(h("div", { class: "meld-row" }, type, tile, from,
     h("button", { class: "btn small danger", type: "button", "aria-label": "remove meld",
-                  onclick: (ev) => ev.target.closest(".meld-row").remove() }, "✕")));
+                  onclick: (ev) => { ev.target.closest(".meld-row").remove(); keepDraft(); } }, "✕")));
 }
 
 function renderSeatNames() {
@@ -500,7 +621,7 @@ function howChanged() {
   for (const s of SEATS) {
     $(`seat-role-${s}`).dataset.how = v;
     $(`s${s}-notready-l`).hidden = v !== "draw";
-    notReadyChanged(s);
+    seatShown(s);
   }
   // No 鸡 at a draw (RULES.md §6.4): the first 1s does not matter then.
   $("r-first1s").closest(".grid2").hidden = v === "draw";
@@ -539,17 +660,22 @@ function resetRoundForm(keepStatus = true) {
 // The round as the table API takes it: the /v1/settle body without rules, dealer, streak and base.
 function roundFromForm() {
   const v = how();
-  const players = SEATS.map((s) => notShown(s) ? { not_ready: true } : ({
-    concealed: normalise($(`s${s}-tiles`).value),
-    melds: [...$(`s${s}-melds`).querySelectorAll(".meld-row")].map((row) => {
+  const players = SEATS.map((s) => {
+    if (notShown(s)) return { not_ready: true };
+    const melds = [...$(`s${s}-melds`).querySelectorAll(".meld-row")].map((row) => {
       const m = { type: row.querySelector(".m-type").value, tile: row.querySelector(".m-tile").value };
       const from = row.querySelector(".m-from").value;
       if (["pong", "kong"].includes(m.type) && from !== "") m.from = Number(from);
       return m;
-    }),
-    river: normalise($(`s${s}-river`).value),
-    bao_ting: $(`s${s}-baoting`).checked,
-  }));
+    });
+    const river = normalise($(`s${s}-river`).value);
+    const mode = quickMode(s);
+    // The quick forms of a seat that did not win (the summary contract): no concealed tiles.
+    if (mode === "not_ready") return { not_ready: true, melds, river };
+    const bao_ting = $(`s${s}-baoting`).checked;
+    if (mode === "ready") return { ready: true, holds: normalise($(`s${s}-holds`).value), melds, river, bao_ting };
+    return { concealed: normalise($(`s${s}-tiles`).value), melds, river, bao_ting };
+  });
   let outcome;
   if (v === "draw") outcome = { type: "draw" };
   else {
@@ -574,14 +700,19 @@ function roundFromForm() {
 
 function loadRoundIntoForm(round) {
   $("seats").replaceChildren(...SEATS.map(seatRow));
+  const asText = (v) => (Array.isArray(v) ? v.join("") : v || "");
   round.players.forEach((p, s) => {
-    $(`s${s}-notready`).checked = !!p.not_ready;
-    if (p.not_ready) return;
-    $(`s${s}-tiles`).value = Array.isArray(p.concealed) ? p.concealed.join("") : p.concealed;
+    const quick = round.outcome.type !== "draw" && (p.not_ready || p.ready);
+    $(`s${s}-notready`).checked = !!p.not_ready && !quick;
+    if (quick) document.querySelector(`input[name=s${s}-mode][value=${p.ready ? "ready" : "not_ready"}]`).checked = true;
+    $(`s${s}-holds`).value = asText(p.holds);
+    if (p.not_ready && !quick) return;
+    $(`s${s}-tiles`).value = asText(p.concealed);
     $(`s${s}-river`).value = Array.isArray(p.river) ? p.river.join("") : (p.river || "");
     $(`s${s}-baoting`).checked = !!p.bao_ting;
     for (const m of p.melds || []) addMeld(s, { type: m.type, tile: m.tile, from: m.from ?? null });
   });
+  seatsShown();
   const o = round.outcome;
   if (o.type === "draw") setHowRound("draw");
   else {
@@ -604,6 +735,7 @@ function loadRoundIntoForm(round) {
   $("r-first1s").value = round.first_1s ? String(round.first_1s.discarder) : "";
   $("r-claimed").value = round.first_1s && round.first_1s.claimed_by != null ? String(round.first_1s.claimed_by) : "";
   renderSeatNames();
+  seatsShown();
 }
 
 function editRound(r) {
@@ -668,7 +800,8 @@ async function teachSet(file) {
   const form = new FormData();
   form.append("image", blob, "set.jpg");
   try {
-    const res = await fetch(`/v1/tables/${T.table.id}/calibrate`, { method: "POST", body: form });
+    const url = `/v1/tables/${T.table.id}/calibrate`;
+    const res = await fetch(url, { method: "POST", body: form, headers: authFor("POST", url) });
     const data = await res.json();
     if (!res.ok) { setStatus2(data.error ? data.error.message : `Error ${res.status}`, true); return; }
     T.table = data.table; // the table's version went up
@@ -735,6 +868,8 @@ function useScoredHand() {
   if (indicator && !$("r-flipped").value) $("r-flipped").value = indicator;
   roundStatus(`${names()[s]}: ${handCount()} tiles taken from the photo${win ? `, winning tile ${win}` : ""}.`);
   setTarget(null);
+  seatsShown();
+  keepDraft();
   $(`seat-${s}`).scrollIntoView({ block: "center" });
 }
 
@@ -761,11 +896,27 @@ async function previewRound() {
       T.preview = null;
       $("settle-preview").replaceChildren();
       roundStatus(`${empty.map((s) => names()[s]).join(", ")}: type the tiles, or tick 不叫 not ready.`, true);
+      inView("round-status");
       return null;
     }
   }
-  const r = await api("POST", "/v1/settle", settleBody(round));
-  if (!r.ok) { T.preview = null; $("settle-preview").replaceChildren(); roundStatus(errorText(r), true); return null; }
+  let r;
+  try {
+    r = await api("POST", "/v1/settle", { ...settleBody(round), names: names() });
+  } catch (err) {
+    // Offline: no preview, but the round can still be saved (queued) as typed.
+    T.preview = null;
+    $("settle-preview").replaceChildren();
+    roundStatus(`${tr("离线，没有预览", "Offline: no preview")} (${err.message}).`, true);
+    return navigator.onLine ? null : { offline: true };
+  }
+  if (!r.ok) {
+    T.preview = null;
+    $("settle-preview").replaceChildren();
+    roundStatus(errorText(r), true);
+    inView("round-status");
+    return null;
+  }
   let cha = null;
   const shown = SEATS.filter((s) => round.players[s].concealed);
   if (round.outcome.type === "draw" && shown.length >= 2) {
@@ -777,7 +928,8 @@ async function previewRound() {
   }
   T.preview = r.data;
   renderPreview(r.data, cha);
-  roundStatus("Settlement preview: check it, then Save round.");
+  roundStatus(tr("结算预览：核对后点保存。", "Settlement preview: check it, then Save round."));
+  inView("settle-preview");
   return r.data;
 }
 
@@ -815,7 +967,9 @@ async function saveRound() {
     if (!shown) return;
   }
   const round = roundFromForm();
-  const body = { round, expected_version: T.table.version };
+  // Rounds already waiting on this device come first: this one expects the version after them.
+  const waiting = queued().filter((q) => q.table === T.table.id).length;
+  const body = { round, expected_version: T.table.version + waiting };
   let r;
   T.idem = T.idem || (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random());
   try {
@@ -823,7 +977,20 @@ async function saveRound() {
       ? await api("POST", `/v1/tables/${T.table.id}/rounds`, body, { "Idempotency-Key": T.idem })
       : await api("PUT", `/v1/tables/${T.table.id}/rounds/${T.editing}`, body);
   } catch (err) {
-    roundStatus(`No answer from the server (${err.message}): nothing lost, try Save again.`, true);
+    if (T.editing != null) {
+      roundStatus(`No answer from the server (${err.message}): nothing lost, try Save again.`, true);
+      return;
+    }
+    // Offline: kept on this device with its Idempotency-Key, sent when the network returns (once, however
+    // often it is retried).
+    setQueued([...queued(), { table: T.table.id, body, idem: T.idem }]);
+    dropDraft(T.table.id);
+    resetRoundForm();
+    clearScorer();
+    renderQueue();
+    roundStatus(tr("离线：这一局存在手机上，联网后自动发送。",
+                   "Offline: this round is kept on this phone and sent when the network returns."));
+    inView("round-status");
     return;
   }
   if (r.status === 409) {
@@ -835,14 +1002,63 @@ async function saveRound() {
     T.preview = null;
     $("settle-preview").replaceChildren();
     roundStatus("Someone else saved a round — reloaded. Your round is still here: check it and save again.", true);
+    inView("round-status");
     return;
   }
-  if (!r.ok) { T.idem = null; roundStatus(errorText(r), true); return; }
+  if (!r.ok) { T.idem = null; roundStatus(errorText(r), true); inView("round-status"); return; }
   const saved = T.editing == null ? `Round ${r.data.number} saved.` : `Round ${T.editing} changed; later rounds settled again.`;
+  dropDraft(T.table.id);
   await reloadTable();
   resetRoundForm();
   clearScorer();
   roundStatus(saved);
+  inView("table-card");
+}
+
+// Rounds saved offline, sent in order; a 409 puts the round back in the form, as a save would.
+let flushing = false;
+async function flushQueue() {
+  if (flushing || !navigator.onLine) return;
+  flushing = true;
+  try {
+    let items = queued();
+    while (items.length) {
+      const q = items[0];
+      let r;
+      try {
+        r = await api("POST", `/v1/tables/${q.table}/rounds`, q.body, { "Idempotency-Key": q.idem });
+      } catch {
+        break; // still offline: try again on the next "online"
+      }
+      items = queued().slice(1);
+      setQueued(items);
+      if (!T.table || T.table.id !== q.table) continue;
+      if (r.ok) roundStatus(`${tr("离线记的局已发送", "Sent the round kept offline")}: ${tr("第", "round ")}${r.data.number}${tr("局", "")}.`);
+      else {
+        if (T.editing == null) { loadRoundIntoForm(q.body.round); keepDraft(); }
+        roundStatus(r.status === 409
+          ? "Someone else saved a round — reloaded. Your round is still here: check it and save again."
+          : errorText(r), true);
+      }
+    }
+  } finally {
+    flushing = false;
+    renderQueue();
+    if (T.table && !T.readonly) await reloadTable();
+  }
+}
+
+function renderQueue() {
+  const n = T.table ? queued().filter((q) => q.table === T.table.id).length : 0;
+  const el = $("queue-note");
+  el.hidden = !n;
+  el.textContent = tr(`${n} 局等联网发送`, `${n} round${n === 1 ? "" : "s"} waiting for the network`);
+}
+
+// On a phone the answer is often a screen away from the button: bring it into view.
+function inView(id) {
+  const el = $(id);
+  if (el && !el.hidden) el.scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 async function undoLast() {
@@ -866,36 +1082,221 @@ async function undoLast() {
 
 // -------------------------------------------------------------------------------------------- wiring
 
+// ------------------------------------------------------------------------------------ drafts (per table)
+
+// The round being typed, kept on this device until it is saved: a reload, or a phone that locks and reloads
+// the tab, loses nothing. The draft is the round as it would be sent.
+function keepDraft() {
+  if (!T.table || T.readonly || T.editing != null || !$("seat-0")) return;
+  saveDraft(T.table.id, { round: roundFromForm(), how: how(), winners: winnersOfForm(), saved: Date.now() });
+}
+
+function restoreDraft() {
+  const d = loadDraft(T.table.id);
+  if (!d || !d.round) return;
+  loadRoundIntoForm(d.round);
+  if (d.how === "multi") {
+    setHowRound("multi");
+    for (const s of SEATS) $(`r-w${s}`).checked = (d.winners || []).includes(s);
+    seatsShown();
+  }
+  roundStatus(tr("草稿已恢复：上次没保存的这一局还在。", "Draft restored: the round typed before is still here."));
+}
+
+// ------------------------------------------------------------------------------------------ sharing
+
+const shareStore = createStore({ open: false, viewUrl: "", editUrl: "", status: "" });
+
+function viewUrl() {
+  const t = T.table;
+  if (!t) return "";
+  const id = T.readonly ? location.pathname.slice(3) : t.view_id || t.id; // a server without view ids: the id
+  return `${location.origin}/t/${id}`;
+}
+
+function editUrl() {
+  const key = T.table && !T.readonly ? editKey(T.table.id) : null;
+  return key ? `${location.origin}/#table=${T.table.id}&key=${key}` : "";
+}
+
+// The QR code of a link as SVG squares (qrcode-generator computes the modules; nothing leaves the page).
+function qrSvg(text) {
+  const q = qrcode(0, "M");
+  q.addData(text);
+  q.make();
+  const n = q.getModuleCount(), m = 4, size = n + 2 * m;
+  let d = "";
+  for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) if (q.isDark(y, x)) d += `M${x + m} ${y + m}h1v1h-1z`;
+  const el = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: 200, height: 200, role: "img",
+                          "aria-label": `QR code: ${text}`, "shape-rendering": "crispEdges" });
+  el.append(svg("rect", { width: size, height: size, fill: "#fff" }), svg("path", { d, fill: "#000" }));
+  return el;
+}
+
+let drawnQr = "";
+function renderShare(st) {
+  $("share-panel").hidden = !st.open;
+  $("share").setAttribute("aria-expanded", String(st.open));
+  $("view-link").value = st.viewUrl;
+  $("edit-link").value = st.editUrl;
+  $("edit-share").hidden = !st.editUrl;
+  $("share-status").textContent = st.status;
+  if (st.open && st.viewUrl && drawnQr !== st.viewUrl) {
+    $("qr").replaceChildren(qrSvg(st.viewUrl));
+    drawnQr = st.viewUrl;
+  }
+}
+
+async function copyLink(url, what) {
+  try {
+    await navigator.clipboard.writeText(url);
+  } catch {
+    // No clipboard (an http page on the home network): the link is selected for a long-press copy.
+    const input = what === "view" ? $("view-link") : $("edit-link");
+    input.focus();
+    input.select();
+    shareStore.set({ status: tr("链接已选中，长按复制。", "The link is selected: long-press to copy it.") });
+    return;
+  }
+  shareStore.set({ status: what === "view" ? tr("只看链接已复制。", "View link copied.")
+                                         : tr("记分链接已复制：它能改分，只给自己人。", "Edit link copied: it can change rounds, share it only with who keeps score.") });
+}
+
+// ------------------------------------------------------------------------------- end of the evening
+
+const settleStore = createStore({ perPoint: 1, payments: null, totals: [], players: [], status: "", error: false });
+
+const money = (x) => (Math.round(x * 100) / 100).toFixed(Number.isInteger(x) ? 0 : 2);
+
+function renderSettle(st) {
+  const order = SEATS.slice().sort((a, b) => (st.totals[b] ?? 0) - (st.totals[a] ?? 0));
+  $("standings").replaceChildren(
+    h("tr", {}, h("th", {}, tr("名次", "place")), h("th", {}, tr("玩家", "player")), h("th", { class: "num" }, tr("分", "points")),
+      h("th", { class: "num" }, tr("钱", "money"))),
+    ...order.map((s, i) => h("tr", { "data-seat": s }, h("td", {}, i + 1), h("td", { class: "nowrap" }, st.players[s]),
+      h("td", { class: "num" }, signed(st.totals[s] ?? 0)), h("td", { class: "num" }, money((st.totals[s] ?? 0) * st.perPoint)))));
+  const list = st.payments || [];
+  $("payments").replaceChildren(...(st.payments && !list.length
+    ? [h("li", { class: "muted" }, tr("谁也不欠谁。", "Nobody owes anybody."))]
+    : list.map((p) => h("li", { "data-from": p.from, "data-to": p.to },
+        h("b", { class: "nowrap" }, st.players[p.from]), ` → `, h("b", { class: "nowrap" }, st.players[p.to]),
+        `: ${p.points} ${tr("分", "points")} = `, h("b", { class: "amount" }, money(p.amount))))));
+  const el = $("settle-status");
+  el.textContent = st.status;
+  el.classList.toggle("error", st.error);
+}
+
+function openSettle() {
+  $("settle-card").hidden = false;
+  settleStore.set({ totals: T.table.totals, players: T.table.players, payments: null, status: "", error: false });
+  settleUp();
+}
+
+async function settleUp() {
+  const perPoint = Number($("per-point").value);
+  if (!(perPoint > 0)) {
+    settleStore.set({ status: tr("每分的钱要大于 0。", "Money per point must be more than 0."), error: true, payments: null });
+    return;
+  }
+  settleStore.set({ perPoint });
+  let r;
+  try {
+    r = await api("GET", `/v1/tables/${T.table.id}/payments?per_point=${perPoint}`);
+  } catch (err) {
+    settleStore.set({ status: `${tr("连不上服务器", "No answer from the server")} (${err.message}).`, error: true });
+    return;
+  }
+  if (!r.ok) {
+    const missing = r.status === 404 && errorCode(r) === "not_found" && !/table/.test(errorText(r));
+    settleStore.set({ payments: null, error: true, status: missing
+      ? tr("这个服务器还不会算谁给谁：上面是每人的输赢。", "This server cannot work out who pays whom yet: the standings above are each player's total.")
+      : errorText(r) });
+  } else {
+    settleStore.set({ payments: r.data.payments, totals: r.data.totals || T.table.totals, error: false,
+                      status: tr(`最少 ${r.data.payments.length} 笔转账。`, `${r.data.payments.length} transfer${r.data.payments.length === 1 ? "" : "s"}, the fewest there can be.`) });
+  }
+  inView("settle-card");
+}
+
+async function finishTable() {
+  const r = await api("POST", `/v1/tables/${T.table.id}/finish`).catch((err) => ({ ok: false, status: 0, data: { error: { message: err.message } } }));
+  if (!r.ok) {
+    settleStore.set({ error: true, status: r.status === 404 && errorCode(r) === "not_found" && !/table/.test(errorText(r))
+      ? tr("这个服务器还不能结束一桌。", "This server cannot finish a table yet.") : errorText(r) });
+    return;
+  }
+  await reloadTable();
+  $("round-card").hidden = true;
+  settleStore.set({ error: false, status: tr("这一桌已结束，不能再记分。", "The table is finished: no more rounds.") });
+}
+
+let deleteArmed = false;
+async function deleteTable() {
+  if (!deleteArmed) {
+    deleteArmed = true;
+    $("delete-table").textContent = tr("再点一次删除整桌", "Tap again to delete the whole table");
+    setTimeout(() => { deleteArmed = false; $("delete-table").textContent = "删除 Delete the table"; }, 5000);
+    return;
+  }
+  deleteArmed = false;
+  const id = T.table.id;
+  const r = await api("DELETE", `/v1/tables/${id}`).catch((err) => ({ ok: false, status: 0, data: { error: { message: err.message } } }));
+  if (!r.ok) { settleStore.set({ error: true, status: errorText(r) }); return; }
+  forgetTable(id);
+  showStart();
+  startError(tr("这一桌已删除。", "The table was deleted."));
+}
+
+// -------------------------------------------------------------------------------------------- wiring
+
 function route() {
   const share = /^\/t\/([A-Za-z0-9_-]+)$/.exec(location.pathname);
   if (share) {
     T.readonly = true;
     document.body.classList.add("readonly");
-    openTable(share[1]);
+    openTable(share[1], { view: true });
     setInterval(() => { if (T.table) reloadTable(); }, 15000); // other phones see new rounds
     return;
   }
-  const m = /^#table(?:=([A-Za-z0-9_-]+))?$/.exec(location.hash);
+  // An edit link (#table=ID&key=KEY): the key is kept on this device and leaves the address bar.
+  const m = /^#table(?:=([A-Za-z0-9_-]+))?(?:&key=([A-Za-z0-9_-]+))?$/.exec(location.hash);
   if (!m) { showView(false); return; }
+  if (m[1] && m[2]) {
+    storeKey(m[1], m[2]);
+    history.replaceState(null, "", `/#table=${m[1]}`);
+  }
   showView(true);
   if (m[1]) openTable(m[1]);
   else showStart();
 }
 
-function initTable() {
+export function initTable() {
   buildStartForm();
   $("t-preset").addEventListener("change", presetChanged);
   $("t-profile").addEventListener("change", profileChosen);
   $("t-save-profile").addEventListener("click", saveProfile);
   $("start-form").addEventListener("submit", startTable);
   document.querySelectorAll("input[name=r-how]").forEach((r) => r.addEventListener("change", howChanged));
-  $("round-card").addEventListener("input", () => { T.preview = null; });
-  $("round-card").addEventListener("change", () => { T.preview = null; });
+  $("round-card").addEventListener("input", () => { T.preview = null; keepDraft(); });
+  $("round-card").addEventListener("change", () => { T.preview = null; keepDraft(); });
+  $("r-winner").addEventListener("change", seatsShown);
+  $("r-winners").addEventListener("change", seatsShown);
+  shareStore.subscribe(renderShare);
+  settleStore.subscribe(renderSettle);
+  $("share").addEventListener("click", () => shareStore.set({ open: !shareStore.get().open, status: "" }));
+  $("copy-view").addEventListener("click", () => copyLink(shareStore.get().viewUrl, "view"));
+  $("copy-edit").addEventListener("click", () => copyLink(shareStore.get().editUrl, "edit"));
+  $("settle-open").addEventListener("click", openSettle);
+  $("settle-go").addEventListener("click", settleUp);
+  $("finish-table").addEventListener("click", finishTable);
+  $("delete-table").addEventListener("click", deleteTable);
+  window.addEventListener("online", flushQueue);
   $("preview").addEventListener("click", previewRound);
   $("save-round").addEventListener("click", saveRound);
   $("cancel-edit").addEventListener("click", () => { resetRoundForm(false); });
   $("undo").addEventListener("click", undoLast);
   $("close-table").addEventListener("click", () => { showStart(); });
+  document.addEventListener("langchange", () => { if (T.table) renderTable(); else buildStartForm(); });
   $("use-hand").addEventListener("click", useScoredHand);
   $("set-file").addEventListener("change", (ev) => teachSet(ev.target.files[0]));
   $("set-clear").addEventListener("click", removeSet);
@@ -919,4 +1320,3 @@ function initTable() {
   route();
 }
 
-initTable();

@@ -1,18 +1,13 @@
 // 捉鸡 scorer web page: photo or live camera → /v1/score or /v1/read; corrections re-score via /v1/hand
 // (text only, the detector does not run again). No build step, no framework.
-"use strict";
+import { $, h, svg, MELD_TYPES, SUIT_ZH, TILES, tileChip, toText, fromText, normalise } from "./dom.js";
 
-const SUIT_ZH = { m: "万", p: "筒", s: "条" };
-const TILES = ["m", "p", "s"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((r) => `${r}${s}`));
-const MELD_TYPES = { pong: "碰 pong", kong: "点豆 kong", added_kong: "转弯豆 added kong", concealed_kong: "闷豆 concealed kong" };
 const MAX_SIDE = 1600; // photos are scaled down before upload: faster on phones, enough pixels for hand photos
 const LIVE_EVERY_MS = 700; // live view: one frame to /v1/read every 0.7 s (skipped while one is in flight)
 const LIVE_STABLE = 3; // freeze when the same reading comes back this many times in a row
 
-const $ = (id) => document.getElementById(id);
-
 // The editable reading. Entries keep the box they came from (null when added by hand).
-const state = {
+export const state = {
   photo: null, // {url, width, height}
   boxes: [], // ReadTile list from the server, drawn over the photo
   hand: [], // [{tile, box, doubtful, fixed}]
@@ -27,55 +22,10 @@ const state = {
 
 // ----------------------------------------------------------------------------------------- small helpers
 
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") el.className = v;
-    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (v !== false && v != null) el.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) if (c != null) el.append(c instanceof Node ? c : String(c));
-  return el;
-}
-
-function svg(tag, attrs = {}) {
-  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  return el;
-}
-
-function setStatus(text, isError = false) {
+export function setStatus(text, isError = false) {
   const el = $("status");
   el.textContent = text;
   el.classList.toggle("error", isError);
-}
-
-function tileChip(tile, attrs = {}) {
-  const valid = TILES.includes(tile);
-  const cls = valid ? tile[1] : tile === "back" ? "back" : "unknown";
-  const label = valid ? [tile[0], h("small", {}, SUIT_ZH[tile[1]])] : [tile === "back" ? "▇" : "?"];
-  return h("button", { type: "button", class: `tile ${cls} ${attrs.class || ""}`, "data-tile": tile,
-                       "aria-label": tile, onclick: attrs.onclick }, ...label);
-}
-
-// "12m5p3m": MPSZ that keeps the order of the tiles (the last one is the winning tile in auto mode).
-function toText(tiles) {
-  let out = "";
-  tiles.forEach((t, i) => {
-    out += t[0];
-    if (i === tiles.length - 1 || tiles[i + 1][1] !== t[1]) out += t[1];
-  });
-  return out;
-}
-
-function fromText(text) {
-  const tiles = [];
-  let ranks = [];
-  for (const ch of text.replace(/\s+/g, "")) {
-    if (/[0-9]/.test(ch)) ranks.push(ch);
-    else { tiles.push(...ranks.map((r) => r + ch)); ranks = []; }
-  }
-  return ranks.length ? null : tiles; // the server explains anything else (honors, fifth copies, ...)
 }
 
 async function postJSON(url, body) {
@@ -86,7 +36,7 @@ async function postJSON(url, body) {
 
 // ------------------------------------------------------------------------------------------------ context
 
-function context() {
+export function context() {
   const selfDrawn = document.querySelector("input[name=how]:checked").value === "self";
   return {
     rules: $("rules").value,
@@ -99,7 +49,7 @@ function context() {
   };
 }
 
-function setHow(value) {
+export function setHow(value) {
   document.querySelector(`input[name=how][value=${value}]`).checked = true;
 }
 
@@ -171,7 +121,9 @@ function drawOverlay() {
     const g = svg("g", { class: `box ${role}${b.doubtful ? " doubtful" : ""}${fixed ? " fixed" : ""}`,
                          "data-index": b.index });
     const rect = svg("rect", { x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 3 });
-    const text = svg("text", { x: x1 + 2, y: y1 - 3, "font-size": Math.max(12, (y2 - y1) * 0.32) });
+    // Never wider than its box, so that the labels of neighbouring tiles do not run together.
+    const size = Math.min(Math.max(12, (y2 - y1) * 0.32), (x2 - x1) * 0.6);
+    const text = svg("text", { x: x1 + 2, y: y1 - 3, "font-size": size });
     text.textContent = tile;
     g.append(rect, text);
     g.addEventListener("click", () => pickForBox(b));
@@ -204,16 +156,16 @@ function drawHand() {
   $("meld-text").value = state.melds.map((m) => `${m.type}:${m.tile || "?"}`).join(" ");
 }
 
-function handCount() {
+export function handCount() {
   return state.hand.length + 3 * state.melds.length;
 }
 
-function render() {
+export function render() {
   drawOverlay();
   drawHand();
 }
 
-function clearPhoto() {
+export function clearPhoto() {
   if (state.photo) URL.revokeObjectURL(state.photo.url);
   state.photo = null;
   state.boxes = [];
@@ -357,7 +309,7 @@ function typeLabel(t) {
   return [t.name_zh, " ", h("span", { class: "en" }, t.name_en)];
 }
 
-function renderResult(a, problem, assumptions = []) {
+export function renderResult(a, problem, assumptions = []) {
   const body = $("result-body");
   body.replaceChildren();
   body.dataset.state = a ? a.status : "error";
@@ -435,7 +387,7 @@ function failedUpload(message) {
 
 // A chosen photo as it is sent: upright and scaled down; a format the browser cannot draw (e.g. HEIC) is sent
 // as is, and the server says what it accepts.
-async function uploadBlob(file) {
+export async function uploadBlob(file) {
   try {
     const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
     return await downscale(bitmap, bitmap.width, bitmap.height);
@@ -539,9 +491,6 @@ async function liveTick() {
 
 // ------------------------------------------------------------------------------------------------ wiring
 
-// Full-width digits and letters (１２３ｍ, typed on a Chinese keyboard) as ASCII; no spaces.
-const normalise = (text) => text.normalize("NFKC").replace(/\s+/g, "");
-
 // "pong:5m", "pong5m", "碰5m" → {type, tile}; null when the token is not a meld.
 const MELD_WORDS = { 碰: "pong", 杠: "kong", 点豆: "kong", 转弯豆: "added_kong", 闷豆: "concealed_kong" };
 function parseMeld(token) {
@@ -595,7 +544,7 @@ async function scoreTypedHand() {
   setStatus("Typed hand scored.");
 }
 
-function init() {
+export function initScorer() {
   buildPicker();
   $("file").addEventListener("change", (ev) => {
     onFile(ev.target.files[0]);
@@ -625,4 +574,3 @@ function init() {
   }));
 }
 
-init();
