@@ -15,31 +15,6 @@ import { qrcode } from "./vendor/qrcode-generator.mjs";
 const SEATS = [0, 1, 2, 3];
 const COLORS = ["#c62828", "#1565c0", "#2e7d32", "#8e24aa"];
 const DEFAULT_NAMES = ["East 东", "South 南", "West 西", "North 北"];
-// House switches that change results (RULES.md §9), each with its meaning in 中文 and English.
-const SWITCHES = [
-  { key: "wuguji", kind: "bool", zh: "乌骨鸡：八筒也是鸡", en: "8p is a chicken too (worth 2)" },
-  { key: "chicken_requires_ting", kind: "bool", zh: "鸡要叫牌才算", en: "chickens count only for a ready (叫牌) hand" },
-  { key: "bao_ji", kind: "bool", zh: "包鸡：没叫牌的人赔自己河里的鸡", en: "a player not ready pays for the chickens in his own river" },
-  { key: "dealer_bonus", kind: "bool", zh: "连庄加番", en: "the dealer wins and pays k more (k = 连庄 count)" },
-  { key: "chongfeng_mode", kind: "choice", zh: "冲锋鸡的值", en: "what the first 1s is worth",
-    choices: { replace: "2 (算2)", additive: "1 + 2 (算3)" } },
-  { key: "chicken_payers", kind: "choice", zh: "谁赔鸡", en: "who pays for chickens",
-    choices: { all_others: "the other three 其他三家", non_ting_only: "only players not ready 没叫牌的" } },
-  { key: "zimo_bonus", kind: "choice", zh: "自摸加番", en: "self-draw bonus",
-    choices: { pinghu_only: "平胡 only 只平胡", none: "none 不加", all_plus1: "every hand +1 都加1" } },
-  { key: "yipao_chicken", kind: "choice", zh: "一炮多响的鸡", en: "several winners on one chicken tile",
-    choices: { first: "counted once 只算一次", each: "for every winner 每家都算" } },
-  { key: "zeren_scope", kind: "choice", zh: "责任鸡", en: "which claimed 1s is a 责任鸡",
-    choices: { first: "the first only 只算第一张", all: "every one 每张都算" } },
-  { key: "bao_ji_shared", kind: "bool", zh: "包鸡大家赔", en: "a chicken in a non-ready river is paid by every player not ready" },
-  { key: "chongfeng_moves", kind: "bool", zh: "冲锋鸡跟着碰走", en: "a claimed 冲锋鸡 goes to a ready (叫牌) claimer" },
-  { key: "dadiaoche", kind: "int", min: 0, zh: "大吊车 番数", en: "four melds laid, won on the pair alone: its fan (0 = off)" },
-  { key: "tianhu", kind: "int", min: 0, zh: "天胡 番数", en: "the dealer wins on his dealt 14 tiles: its fan (0 = off)" },
-  { key: "dihu", kind: "int", min: 0, zh: "地胡 番数", en: "another player self-draws on his first draw: its fan (0 = off)" },
-  { key: "genzhuang", kind: "int", min: 0, zh: "跟庄 庄家赔每家", en: "all three follow the dealer's first discard: he pays each this much (0 = off)" },
-  { key: "wuguji_chongfeng", kind: "bool", zh: "八筒冲锋鸡", en: "the first 8p discarded is a 冲锋鸡 too (needs 乌骨鸡)" },
-  { key: "base", kind: "int", min: 1, zh: "底分", en: "points per fan" },
-];
 
 export const T = {
   table: null, // the table as the server last sent it
@@ -51,6 +26,7 @@ export const T = {
   idem: null, // Idempotency-Key of the round being saved (kept for a retry)
   undoArmed: false,
   profiles: {}, // saved house profiles by name (GET /v1/profiles)
+  rules: null, // GET /v1/rules: presets, groups, switches (null: this server does not list them)
   profileExtra: {}, // rules keys of the chosen saved profile that the start form has no input for (kept as they are)
 };
 
@@ -109,15 +85,71 @@ function buildStartForm() {
                  oninput: refreshDealerNames }))),
     h("datalist", { id: "t-known" }, known.map((n) => h("option", { value: n }))));
   refreshDealerNames();
-  $("t-switches").replaceChildren(...SWITCHES.map((sw) => {
-    let input;
-    if (sw.kind === "bool") input = h("input", { type: "checkbox", id: `sw-${sw.key}` });
-    else if (sw.kind === "int") input = h("input", { type: "number", id: `sw-${sw.key}`, min: String(sw.min), max: "1000000" });
-    else input = h("select", { id: `sw-${sw.key}` }, Object.entries(sw.choices).map(([v, l]) => option(v, l)));
-    return h("label", { class: `switch ${sw.kind}` }, input, h("span", {}, h("b", {}, sw.zh), " — ", sw.en));
+  renderSwitches();
+}
+
+// ------------------------------------------------------------------------------ the house-rules panel
+
+// The panel is drawn from GET /v1/rules (presets, groups, switches with a one-line explanation each): the page
+// keeps no copy of the rules. A server without it offers the presets only.
+async function loadRules() {
+  let r;
+  try {
+    r = await api("GET", "/v1/rules");
+  } catch {
+    r = { ok: false };
+  }
+  T.rules = r.ok ? r.data : null;
+  if (T.rules) {
+    const keep = $("t-preset").value;
+    $("t-preset").replaceChildren(...T.rules.presets.map((p) => option(p.name, `${p.title_zh} ${p.title_en}`)));
+    if (T.rules.presets.some((p) => p.name === keep)) $("t-preset").value = keep;
+  }
+  renderSwitches();
+}
+
+const switchValue = (sw, el) => {
+  if (sw.kind === "bool") return el.checked;
+  if (sw.kind === "int") return Number(el.value);
+  if (sw.kind === "choice") return el.value === "" ? null : el.value;
+  try {
+    return JSON.parse(el.value); // int_list, int_map: as JSON ([1, 9], {"1s": 2})
+  } catch {
+    return el.value;
+  }
+};
+
+function switchInput(sw) {
+  const id = `sw-${sw.name}`;
+  if (sw.kind === "bool") return h("input", { type: "checkbox", id });
+  if (sw.kind === "int") return h("input", { type: "number", id, min: String(sw.min ?? 0), max: String(sw.max ?? 1000000) });
+  if (sw.kind === "choice") {
+    return h("select", { id }, sw.choices.map((c) => option(c.value ?? "", `${c.label_zh} ${c.label_en}`)));
+  }
+  return h("input", { id, autocomplete: "off", spellcheck: "false", placeholder: sw.kind === "int_list" ? "[1, 9]" : "{}" });
+}
+
+function renderSwitches() {
+  const rules = T.rules;
+  $("t-house").querySelector("summary").textContent = tr("家规", "House rules 家规");
+  if (!rules) {
+    $("t-switches").replaceChildren(h("p", { class: "hint", id: "t-no-rules" },
+      tr("这个服务器不列出规则开关（GET /v1/rules）：只能选预设和保存的家规。",
+         "This server does not list its rules switches (GET /v1/rules): presets and saved house rules only.")));
+    return;
+  }
+  const en = tr(false, true);
+  $("t-switches").replaceChildren(...rules.groups.map((g) => {
+    const mine = rules.switches.filter((sw) => sw.group === g.name);
+    return mine.length ? h("fieldset", { class: "switch-group", "data-group": g.name },
+      h("legend", {}, en ? `${g.title_en} ${g.title_zh}` : `${g.title_zh} ${g.title_en}`),
+      mine.map((sw) => h("label", { class: `switch ${sw.kind}`, "data-switch": sw.name }, switchInput(sw),
+        h("span", {}, h("b", {}, en ? sw.title_en : sw.title_zh), " — ", en ? sw.explanation_en : sw.explanation_zh)))) : null;
   }));
   presetDefaults();
 }
+
+const presetRules = (name) => ((T.rules && T.rules.presets.find((p) => p.name === name)) || { rules: {} }).rules;
 
 function refreshDealerNames() {
   const current = $("t-dealer").value || "0";
@@ -125,35 +157,26 @@ function refreshDealerNames() {
   $("t-dealer").value = current;
 }
 
-// The switches start at the preset's values, so only what the table changes is sent as an override.
-const HOUSE_OFF = { yipao_chicken: "first", zeren_scope: "first", bao_ji_shared: false, chongfeng_moves: false,
-                    dadiaoche: 0, tianhu: 0, dihu: 0, genzhuang: 0, wuguji_chongfeng: false, base: 1 };
-const PRESET_VALUES = {
-  "gy-normal": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
-                 chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
-  "gy-reduced": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
-                  chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
-  liupanshui: { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: true,
-                chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "none", ...HOUSE_OFF },
-};
 
 function presetDefaults() {
-  const values = PRESET_VALUES[$("t-preset").value];
-  for (const sw of SWITCHES) {
-    const el = $(`sw-${sw.key}`);
-    if (sw.kind === "bool") el.checked = values[sw.key];
-    else el.value = String(values[sw.key]);
+  if (!T.rules) return;
+  const values = presetRules($("t-preset").value);
+  for (const sw of T.rules.switches) {
+    const el = $(`sw-${sw.name}`);
+    const v = values[sw.name] ?? sw.default;
+    if (sw.kind === "bool") el.checked = !!v;
+    else el.value = sw.kind === "int_list" || sw.kind === "int_map" ? JSON.stringify(v ?? null) : String(v ?? "");
   }
 }
 
+// Only what differs from the preset is sent, as {"preset": NAME, <switch>: value, ...}.
 function rulesFromForm() {
   const preset = $("t-preset").value;
-  const base = PRESET_VALUES[preset];
+  const base = presetRules(preset);
   const overrides = { ...T.profileExtra };
-  for (const sw of SWITCHES) {
-    const el = $(`sw-${sw.key}`);
-    const value = sw.kind === "bool" ? el.checked : sw.kind === "int" ? Number(el.value) : el.value;
-    if (value !== base[sw.key]) overrides[sw.key] = value;
+  for (const sw of T.rules ? T.rules.switches : []) {
+    const value = switchValue(sw, $(`sw-${sw.name}`));
+    if (JSON.stringify(value) !== JSON.stringify(base[sw.name] ?? sw.default)) overrides[sw.name] = value;
   }
   return Object.keys(overrides).length ? { preset, ...overrides } : preset;
 }
@@ -186,10 +209,10 @@ function profileChosen() {
   $("t-preset").value = preset;
   presetDefaults();
   for (const [key, value] of Object.entries(overrides)) {
-    const sw = SWITCHES.find((x) => x.key === key);
+    const sw = T.rules && T.rules.switches.find((x) => x.name === key);
     if (!sw) { T.profileExtra[key] = value; continue; }
     if (sw.kind === "bool") $(`sw-${key}`).checked = value;
-    else $(`sw-${key}`).value = String(value);
+    else $(`sw-${key}`).value = sw.kind === "int_list" || sw.kind === "int_map" ? JSON.stringify(value) : String(value ?? "");
   }
   showProfileExtra();
   $("t-profile-name").value = name;
@@ -888,6 +911,9 @@ function settleBody(round) {
   return { rules: T.table.rules, dealer: dealerOfRound(), streak: streakOfRound(), ...round };
 }
 
+// The bare API calls the players P0–P3; at a table the page names them (a server that takes "names" already does).
+const named = (text) => String(text).replace(/\bP([0-3])\b/g, (_, d) => names()[Number(d)]);
+
 async function previewRound() {
   const round = roundFromForm();
   if (round.outcome.type === "draw") {
@@ -902,7 +928,7 @@ async function previewRound() {
   }
   let r;
   try {
-    r = await api("POST", "/v1/settle", { ...settleBody(round), names: names() });
+    r = await api("POST", "/v1/settle", settleBody(round));
   } catch (err) {
     // Offline: no preview, but the round can still be saved (queued) as typed.
     T.preview = null;
@@ -913,7 +939,7 @@ async function previewRound() {
   if (!r.ok) {
     T.preview = null;
     $("settle-preview").replaceChildren();
-    roundStatus(errorText(r), true);
+    roundStatus(named(errorText(r)), true);
     inView("round-status");
     return null;
   }
@@ -947,7 +973,7 @@ function renderPreview(st, cha) {
     h("tr", {}, h("th", {}, "pays"), h("th", {}, "to"), h("th", { class: "num" }, "番"), h("th", {}, "for")),
     st.ledger.length ? st.ledger.map((t) => h("tr", { "data-component": t.component },
       h("td", {}, n[t.from]), h("td", {}, n[t.to]), h("td", { class: "num" }, t.fan),
-      h("td", {}, t.reason)))
+      h("td", {}, named(t.reason))))
       : h("tr", {}, h("td", { colspan: "4" }, "nobody pays anyone"))));
   parts.push(h("table", { id: "preview-totals" },
     h("tr", {}, h("th", {}, ""), h("th", { class: "num" }, "牌"), h("th", { class: "num" }, "豆"),
@@ -957,7 +983,7 @@ function renderPreview(st, cha) {
       h("td", { class: "num" }, h("b", {}, signed(p.total * base)))))));
   parts.push(h("p", { class: "muted" }, `Next dealer 下一庄: ${n[st.next_dealer]}`));
   parts.push(h("details", { open: true }, h("summary", {}, "Why 说明"),
-    h("ul", { class: "lines", id: "settle-explanation" }, st.explanation.map((s) => h("li", {}, s)))));
+    h("ul", { class: "lines", id: "settle-explanation" }, st.explanation.map((s) => h("li", {}, named(s))))));
   $("settle-preview").replaceChildren(...parts);
 }
 
@@ -1005,7 +1031,7 @@ async function saveRound() {
     inView("round-status");
     return;
   }
-  if (!r.ok) { T.idem = null; roundStatus(errorText(r), true); inView("round-status"); return; }
+  if (!r.ok) { T.idem = null; roundStatus(named(errorText(r)), true); inView("round-status"); return; }
   const saved = T.editing == null ? `Round ${r.data.number} saved.` : `Round ${T.editing} changed; later rounds settled again.`;
   dropDraft(T.table.id);
   await reloadTable();
@@ -1272,6 +1298,7 @@ function route() {
 
 export function initTable() {
   buildStartForm();
+  loadRules();
   $("t-preset").addEventListener("change", presetChanged);
   $("t-profile").addEventListener("change", profileChosen);
   $("t-save-profile").addEventListener("click", saveProfile);
