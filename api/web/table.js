@@ -32,16 +32,20 @@ export const T = {
 
 const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
 
+// One status line speaks at a time: a new message (or error) clears the other, so no stale "saved" or "undone"
+// stays beside it.
 function roundStatus(text, isError = false) {
   const el = $("round-status");
   el.textContent = text;
   el.classList.toggle("error", isError);
+  if (text) $("table-status").textContent = "";
 }
 
 function tableStatus(text, isError = false) {
   const el = $("table-status");
   el.textContent = text;
   el.classList.toggle("error", isError);
+  if (text) $("round-status").textContent = "";
 }
 
 // ----------------------------------------------------------------------------------------------- views
@@ -429,17 +433,20 @@ function summaryCells(r) {
 
 function renderHistory() {
   const n = names();
+  // The hand type, fan and payer columns where the server summarises its rounds.
+  const summaries = T.rounds.some((r) => r.hand_type != null || r.fan != null);
+  const sum = (cells) => (summaries ? cells : []);
   const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, tr("这一局", "round")),
-                 h("th", {}, tr("牌型", "hand")), h("th", {}, "番"), h("th", {}, tr("谁付", "paid by")),
+                 ...sum([h("th", {}, tr("牌型", "hand")), h("th", {}, "番"), h("th", {}, tr("谁付", "paid by"))]),
                  ...n.map((x) => h("th", { class: "num name" }, x)), T.readonly ? null : h("th", {}, ""));
   const rows = T.rounds.map((r) => h("tr", { "data-round": r.number },
     h("td", {}, r.number), h("td", { class: "nowrap" }, n[r.dealer] + (r.streak > 1 ? ` ×${r.streak}` : "")),
-    h("td", {}, outcomeWords(r.round)), ...summaryCells(r),
+    h("td", {}, outcomeWords(r.round)), ...sum(summaryCells(r)),
     ...r.deltas.map((d) => h("td", { class: `num ${d > 0 ? "plus" : d < 0 ? "minus" : ""}` }, signed(d))),
     T.readonly ? null : h("td", {}, h("button", { class: "btn small", type: "button", "data-edit": r.number,
                                                   onclick: () => editRound(r) }, tr("改", "edit")))));
   const foot = h("tr", { class: "sum" }, h("td", {}, ""), h("td", {}, ""), h("td", {}, tr("合计", "total")),
-                 h("td", {}, ""), h("td", {}, ""), h("td", {}, ""),
+                 ...sum([h("td", {}, ""), h("td", {}, ""), h("td", {}, "")]),
                  ...T.table.totals.map((x) => h("td", { class: "num" }, h("b", {}, signed(x)))),
                  T.readonly ? null : h("td", {}, ""));
   $("history").replaceChildren(head, ...rows, foot);
