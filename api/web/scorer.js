@@ -309,6 +309,12 @@ function typeLabel(t) {
   return [t.name_zh, " ", h("span", { class: "en" }, t.name_en)];
 }
 
+// On a phone the score is a screen below the photo: bring it into view after a photo or a typed hand (not
+// while the photo is a table seat's, whose tiles are checked on the photo and then used for the round).
+function resultInView() {
+  if (!state.table) $("result").scrollIntoView({ block: "start", behavior: "instant" });
+}
+
 export function renderResult(a, problem, assumptions = []) {
   const body = $("result-body");
   body.replaceChildren();
@@ -421,6 +427,7 @@ async function onFile(file) {
     if (foreign) { changed(); return; } // the server scored the hand with them: score what is left
     render();
     renderResult(data.analysis, data.score_error && data.score_error.message, data.assumptions);
+    resultInView();
   } catch (err) {
     failedUpload(`Upload failed: ${err.message}`);
   }
@@ -504,6 +511,7 @@ function parseMeld(token) {
 // a fifth copy, a rank without a suit, a count that is not 13 or 14), and the tiles on screen change only once
 // the server takes the hand.
 async function scoreTypedHand() {
+  setStatus(""); // the last photo's or hand's status does not describe this attempt
   const text = normalise($("hand-text").value);
   const melds = [];
   for (const token of normalise($("meld-text").value.replace(/\s+/g, " ")).split(" ").filter(Boolean)) {
@@ -532,7 +540,7 @@ async function scoreTypedHand() {
     return;
   }
   if (seq !== state.seq) return;
-  if (!ok) { renderResult(null, data.error ? data.error.message : "The server refused this hand."); return; }
+  if (!ok) { renderResult(null, data.error ? data.error.message : "The server refused this hand."); resultInView(); return; }
   // Taken: the typed tiles replace the photo's reading (and the photo itself).
   clearPhoto();
   state.hand = tiles.map((tile) => ({ tile, box: null, fixed: true }));
@@ -542,6 +550,7 @@ async function scoreTypedHand() {
   render();
   renderResult(data, null);
   setStatus("Typed hand scored.");
+  resultInView();
 }
 
 export function initScorer() {

@@ -56,8 +56,8 @@ function showView(table) {
   $("table-view").hidden = !on;
   $("tab-table").toggleAttribute("aria-current", on);
   $("tab-score").toggleAttribute("aria-current", !on);
-  $("sub").textContent = on ? "A table's evening: each round's settlement, running totals, history."
-    : "Photograph one player's tiles: hand type, fan, waits.";
+  $("sub").textContent = on ? tr("一桌一晚上：每局结算、累计分、记录。", "A table's evening: each round's settlement, running totals, history.")
+    : tr("拍一家的手牌：牌型、番数、听牌。", "Photograph one player's tiles: hand type, fan, waits.");
   // The scorer's photos are this table's round photos while it is open: read with its set's calibration.
   state.table = on && T.table && !T.readonly ? T.table.id : null;
   if (!on) setTarget(null);
