@@ -667,7 +667,7 @@ function resetRoundForm(keepStatus = true) {
   T.preview = null;
   T.idem = null;
   $("round-title").textContent = `Round ${T.rounds.length + 1}`;
-  $("save-round").textContent = "Save round";
+  $("save-round").textContent = "保存这一局 Save round";
   $("cancel-edit").hidden = true;
   $("seats").replaceChildren(...SEATS.map(seatRow));
   $("r-winners").replaceChildren(...SEATS.map((s) => h("label", {},
@@ -1100,11 +1100,11 @@ async function undoLast() {
   if (!T.undoArmed) {
     T.undoArmed = true;
     $("undo").textContent = `Tap again to undo round ${last}`;
-    setTimeout(() => { T.undoArmed = false; $("undo").textContent = "Undo last round"; }, 5000);
+    setTimeout(() => { T.undoArmed = false; $("undo").textContent = "撤销上一局 Undo"; }, 5000);
     return;
   }
   T.undoArmed = false;
-  $("undo").textContent = "Undo last round";
+  $("undo").textContent = "撤销上一局 Undo";
   const r = await api("DELETE", `/v1/tables/${T.table.id}/rounds/${last}?expected_version=${T.table.version}`);
   if (r.status === 409) { await reloadTable(); tableStatus("Someone else saved a round — reloaded. Nothing undone.", true); return; }
   if (!r.ok) { tableStatus(errorText(r), true); return; }
