@@ -122,8 +122,8 @@ function drawOverlay() {
                          "data-index": b.index });
     const rect = svg("rect", { x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 3 });
     // Never wider than its box, so that the labels of neighbouring tiles do not run together.
-    const size = Math.min(Math.max(12, (y2 - y1) * 0.32), (x2 - x1) * 0.6);
-    const text = svg("text", { x: x1 + 2, y: y1 - 3, "font-size": size });
+    const size = Math.min(Math.max(12, (y2 - y1) * 0.32), (x2 - x1) * 0.5);
+    const text = svg("text", { x: (x1 + x2) / 2, y: y1 - 3, "font-size": size, "text-anchor": "middle" });
     text.textContent = tile;
     g.append(rect, text);
     g.addEventListener("click", () => pickForBox(b));
