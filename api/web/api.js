@@ -19,8 +19,18 @@ export async function api(method, url, body, headers = {}) {
   return { ok: res.ok, status: res.status, data };
 }
 
+// A write without this table's edit key is refused (401 key_required, 403 wrong_key): say what to do about it.
+const KEY_HELP = {
+  key_required: "这台手机没有这一桌的记分钥匙：请打开开桌的人分享的记分链接。 This device has no edit key for this "
+    + "table: open the edit link from whoever started it.",
+  wrong_key: "这台手机的记分钥匙不对：请重新打开记分链接。 This device's edit key for this table is wrong: open "
+    + "the edit link again.",
+};
+
 export function errorText(r) {
-  return r.data && r.data.error ? r.data.error.message : `Error ${r.status}`;
+  const error = r.data && r.data.error;
+  if (!error) return `Error ${r.status}`;
+  return KEY_HELP[error.code] || error.message;
 }
 
 export const errorCode = (r) => (r.data && r.data.error ? r.data.error.code : null);

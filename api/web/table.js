@@ -104,6 +104,7 @@ async function loadRules() {
     r = { ok: false };
   }
   T.rules = r.ok ? r.data : null;
+  if (T.table && !T.readonly && T.rules) renderRoundFields(); // the table opened before the rules came
   if (T.rules) {
     const keep = $("t-preset").value;
     $("t-preset").replaceChildren(...T.rules.presets.map((p) => option(p.name, `${p.title_zh} ${p.title_en}`)));
@@ -583,6 +584,21 @@ function renderHouseInputs() {
   if ($("r-first8p-row").hidden) { $("r-first8p").value = ""; $("r-claimed8p").value = ""; }
 }
 
+// Round inputs that some switches need (GET /v1/rules round_fields, e.g. weekday for 星期鸡), shown only when the
+// table's rules need them. The weekday starts at today's (1 = Monday … 7 = Sunday), editable.
+function roundFieldsNeeded() {
+  return ((T.rules && T.rules.round_fields) || []).filter((f) =>
+    Object.entries(f.needed_when || {}).some(([sw, values]) => values.includes(houseRule(sw))));
+}
+
+function renderRoundFields() {
+  if (!$("r-fields")) return;
+  $("r-fields").replaceChildren(...roundFieldsNeeded().map((f) => h("label", { title: f.explanation_en || "" },
+    `${f.explanation_zh || f.explanation_en || f.name} `,
+    h("input", { type: "number", id: `r-field-${f.name}`, min: f.min ?? null, max: f.max ?? null,
+                 value: f.name === "weekday" ? String(new Date().getDay() || 7) : "" }))));
+}
+
 function addTo(id, tile) {
   const el = $(id);
   el.value = normalise(el.value) + tile;
@@ -682,6 +698,7 @@ function resetRoundForm(keepStatus = true) {
   fillSeatSelect($("r-claimed8p"), { none: "nobody", value: "" });
   for (const id of ["r-kong-draw", "r-hot", "r-robbed", "r-first-draw", "r-genzhuang"]) $(id).checked = false;
   setHowRound("self");
+  renderRoundFields();
   renderSeatNames();
   $("settle-preview").replaceChildren();
   if (!keepStatus) roundStatus("");
@@ -725,6 +742,10 @@ function roundFromForm() {
   const first8p = firstOf("r-first8p", "r-claimed8p");
   if (first8p) round.first_8p = first8p;
   if ($("r-genzhuang").checked) round.gen_zhuang = true;
+  for (const f of roundFieldsNeeded()) {
+    const el = $(`r-field-${f.name}`);
+    if (el && el.value !== "") round[f.name] = Number(el.value);
+  }
   return round;
 }
 
@@ -759,6 +780,7 @@ function loadRoundIntoForm(round) {
   // setHowRound above showed the inputs this round has (不叫 seats, house rules); now their values.
   $("r-first-draw").checked = !!(o.type === "win" && o.first_draw);
   $("r-genzhuang").checked = !!round.gen_zhuang;
+  for (const f of roundFieldsNeeded()) if (round[f.name] != null && $(`r-field-${f.name}`)) $(`r-field-${f.name}`).value = String(round[f.name]);
   $("r-first8p").value = round.first_8p ? String(round.first_8p.discarder) : "";
   $("r-claimed8p").value = round.first_8p && round.first_8p.claimed_by != null ? String(round.first_8p.claimed_by) : "";
   $("r-flipped").value = round.flipped || "";
