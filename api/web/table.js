@@ -424,18 +424,22 @@ function outcomeWords(round) {
 }
 
 // A round's summary as the server gives it (hand type, fan, who paid); older servers send none of it.
+// A round's summary as the server gives it (`summary`: hand type, fan, who paid alone); older servers send none.
+const summaryOf = (r) => r.summary || null;
+
 function summaryCells(r) {
-  const type = r.hand_type ? (typeof r.hand_type === "string" ? r.hand_type
-    : [r.hand_type.name_zh || r.hand_type.zh, r.hand_type.name_en || r.hand_type.en].filter(Boolean).join(" ")) : "";
-  const fan = r.fan != null ? `${r.fan} 番` : "";
-  const payer = r.payer != null ? `${names()[r.payer]} ${tr("付", "paid")}` : "";
+  const sm = summaryOf(r) || {};
+  const wins = sm.wins && sm.wins.length ? sm.wins : sm.hand_type ? [{ hand_type: sm.hand_type, fan: sm.fan }] : [];
+  const type = wins.map((w) => `${w.hand_type.zh} ${tr("", w.hand_type.en)}`.trim()).join(" / ");
+  const fan = wins.map((w) => `${w.fan} 番`).join(" / ");
+  const payer = sm.payer != null ? `${names()[sm.payer]} ${tr("付", "paid")}` : sm.kind === "win" ? tr("三家付", "all three") : "";
   return [h("td", { class: "type" }, type), h("td", { class: "fan nowrap" }, fan), h("td", { class: "payer nowrap" }, payer)];
 }
 
 function renderHistory() {
   const n = names();
   // The hand type, fan and payer columns where the server summarises its rounds.
-  const summaries = T.rounds.some((r) => r.hand_type != null || r.fan != null);
+  const summaries = T.rounds.some((r) => summaryOf(r));
   const sum = (cells) => (summaries ? cells : []);
   const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, tr("这一局", "round")),
                  ...sum([h("th", {}, tr("牌型", "hand")), h("th", {}, "番"), h("th", {}, tr("谁付", "paid by"))]),
@@ -1075,6 +1079,7 @@ let flushing = false;
 async function flushQueue() {
   if (flushing || !navigator.onLine) return;
   flushing = true;
+  let sent = 0;
   try {
     let items = queued();
     while (items.length) {
@@ -1087,6 +1092,7 @@ async function flushQueue() {
       }
       items = queued().slice(1);
       setQueued(items);
+      sent += 1;
       if (!T.table || T.table.id !== q.table) continue;
       if (r.ok) roundStatus(`${tr("离线记的局已发送", "Sent the round kept offline")}: ${tr("第", "round ")}${r.data.number}${tr("局", "")}.`);
       else {
@@ -1099,7 +1105,7 @@ async function flushQueue() {
   } finally {
     flushing = false;
     renderQueue();
-    if (T.table && !T.readonly) await reloadTable();
+    if (sent && T.table && !T.readonly) await reloadTable();
   }
 }
 

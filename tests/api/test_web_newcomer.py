@@ -10,6 +10,7 @@ offered; 10 a first photo that does not answer 不能胡.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import cv2
@@ -318,3 +319,36 @@ def test_10_the_first_photo_is_not_a_refusal(page, served):
     expect(page.locator("#hand-type")).to_contain_text("平胡")
     expect(page.locator("#fan")).to_contain_text("W = 2")
     expect(page.locator("#verdict")).to_have_count(0)
+
+
+def test_9_history_rows_give_hand_type_fan_and_who_paid(browser, served):
+    """With a server that summarises its rounds (branch quick: each record's ``summary``), the history shows
+    them; the summary is added to this server's answer here, in that shape."""
+    _app, url = served
+    page = browser.new_page(service_workers="block", **PHONE)  # the route below sees every request
+    table = new_table(page, url, rounds=2)
+
+    def summarised(route) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        for r in body["rounds"]:
+            outcome = r["round"]["outcome"]
+            r["summary"] = {"kind": "win", "winner": outcome["winners"], "hand_type": {"zh": "平胡", "en": "plain win"},
+                            "fan": 1, "payer": 3 if r["number"] == 2 else None,
+                            "wins": [{"seat": outcome["winners"][0], "hand_type": {"zh": "平胡", "en": "plain win"},
+                                      "fan": 1}]}
+        route.fulfill(response=answer, json=body)
+
+    page.route(re.compile(r"/v1/tables/[0-9a-zA-Z_-]+/rounds$"), summarised)
+    open_table(page, url, table)
+    first, second = page.locator('#history tr[data-round="1"]'), page.locator('#history tr[data-round="2"]')
+    expect(first.locator("td.type")).to_have_text("平胡")
+    expect(first.locator("td.fan")).to_have_text("1 番")
+    expect(first.locator("td.payer")).to_have_text("三家付")
+    expect(second.locator("td.payer")).to_have_text("小迪 付")
+    page.locator("#lang").click()
+    expect(first.locator("td.type")).to_have_text("平胡 plain win")
+    # The deltas are still the four numeric cells.
+    assert [int(first.locator("td.num").nth(i).inner_text()) for i in range(4)] == \
+        page.request.get(f"{url}/v1/tables/{table['id']}/rounds").json()["rounds"][0]["deltas"]
+    page.close()
