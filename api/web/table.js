@@ -901,6 +901,10 @@ function setTarget(s) {
 function useScoredHand() {
   const s = T.target;
   if (s == null) return;
+  if (!handCount()) {
+    roundStatus(tr("照片还没读完，等一下。", "The photo is not read yet: a moment."), true);
+    return;
+  }
   const tiles = state.hand.map((e) => e.tile);
   if (tiles.some((t) => !TILES.includes(t)) || state.melds.some((m) => !m.tile)) {
     roundStatus("A tile of that hand is still unread: tap it on the photo and choose it first.", true);
