@@ -27,6 +27,7 @@ from tests.api.web_support import (
     launch_browser,
     screenshot,
     sync_api,
+    table_link,
 )
 
 pytestmark = WEB_MARKS
@@ -76,12 +77,13 @@ def new_table(page, url: str, rounds: int = 0) -> dict:
         players = [{"concealed": WINNER if s == winner else next(others)} for s in range(4)]
         body = {"round": {"players": players, "flipped": "4m", "outcome": {
             "type": "win", "winners": [winner], "win_tile": "5p", "self_drawn": True}}, "expected_version": n + 1}
-        assert page.request.post(f"{url}/v1/tables/{table['id']}/rounds", data=body).status == 201
+        key = {"Authorization": f"Bearer {table['edit_key']}"} if "edit_key" in table else {}
+        assert page.request.post(f"{url}/v1/tables/{table['id']}/rounds", data=body, headers=key).status == 201
     return table
 
 
 def open_table(page, url: str, table: dict) -> None:
-    page.goto(f"{url}/#table={table['id']}")
+    page.goto(table_link(url, table))
     expect(page.locator("#table-title")).to_have_text(table["name"])
 
 

@@ -25,6 +25,7 @@ from tests.api.web_support import (
     launch_browser,
     screenshot,
     sync_api,
+    table_link,
 )
 
 pytestmark = WEB_MARKS
@@ -109,7 +110,7 @@ def test_a_round_field_shows_only_where_the_tables_rules_need_it(page, served):
     _app, url = served
     table = page.request.post(f"{url}/v1/tables", data={"name": "Weekday", "players": ["A", "B", "C", "D"],
                                                          "rules": "gy-normal"}).json()
-    page.goto(f"{url}/#table={table['id']}")
+    page.goto(table_link(url, table))
     expect(page.locator("#table-title")).to_have_text("Weekday")
     expect(page.locator("#r-field-weekday")).to_have_count(0)  # gy-normal plays no 星期鸡
 

@@ -21,6 +21,7 @@ from tests.api.web_support import (
     WEB_MARKS,
     Problems,
     ServerThread,
+    edit_headers,
     launch_browser,
     screenshot,
     sync_api,
@@ -266,7 +267,8 @@ def test_a_round_saved_by_another_phone_first_loses_nothing_typed(browser, serve
     table_id = page.evaluate("T.table.id")
     other = {"players": [{"concealed": c} for c in (PLAIN, TRIPLES, "123m456p789s11p55p", SUITS)],
              "outcome": {"type": "draw"}}
-    r = page.request.post(f"{url}/v1/tables/{table_id}/rounds", data={"round": other, "expected_version": 1})
+    r = page.request.post(f"{url}/v1/tables/{table_id}/rounds", data={"round": other, "expected_version": 1},
+                          headers=edit_headers(page, table_id))
     assert r.status == 201
     page.locator("#save-round").click()
     expect(page.locator("#round-status")).to_contain_text("Someone else saved a round — reloaded")

@@ -22,6 +22,7 @@ from tests.api.web_support import (
     WEB_MARKS,
     Problems,
     ServerThread,
+    edit_headers,
     launch_browser,
     screenshot,
     sync_api,
@@ -104,7 +105,8 @@ def test_teach_the_table_its_set(browser, served, photos, tmp_path, width):
     shot("3-round-photo")
 
     # The models were retrained: the kept calibration no longer fits; the photo is read without it, and said so.
-    old = page.request.put(f"{url}/v1/tables/{table_id}/calibration", data=made_calibration("zhuoji-crops-old.onnx"))
+    old = page.request.put(f"{url}/v1/tables/{table_id}/calibration", data=made_calibration("zhuoji-crops-old.onnx"),
+                           headers=edit_headers(page, table_id))
     assert old.status == 200
     with page.expect_file_chooser() as chooser:
         page.locator("#s1-photo").click()

@@ -23,6 +23,7 @@ from tests.api.web_support import (
     launch_browser,
     screenshot,
     sync_api,
+    table_link,
 )
 from tests.tables.support import E1_PLAYERS
 
@@ -133,7 +134,7 @@ def test_house_round_inputs_show_when_played_and_reach_the_stored_round(browser,
     else:  # a server without it: the table made with those rules through the API
         table = page.request.post(f"{url}/v1/tables", data={
             "name": "House", "players": ["Ann", "Bo", "Cy", "Di"], "rules": {"preset": "gy-normal", **HOUSE}}).json()
-        page.goto(f"{url}/#table={table['id']}")
+        page.goto(table_link(url, table))
     expect(page.locator("#round-title")).to_have_text("Round 1")
     assert page.evaluate("T.table.rules") == {"preset": "gy-normal", **HOUSE}
 

@@ -100,3 +100,16 @@ class Problems:
     @staticmethod
     def probed(url: str, status: int) -> bool:
         return status == 404 and PROBES.search(url.split("?")[0]) is not None
+
+
+def table_link(url: str, table: dict) -> str:
+    """The page's address of a table just made through the API: its edit link where the server gives a key."""
+    key = table.get("edit_key")
+    return f"{url}/#table={table['id']}" + (f"&key={key}" if key else "")
+
+
+def edit_headers(page, table_id: str) -> dict[str, str]:
+    """The Authorization of a write to the table, with the key the page keeps (none on a server without keys)."""
+    key = page.evaluate("(id) => (JSON.parse(localStorage.getItem('zhuoji.tables') || '{}')[id] || {}).key || null",
+                        table_id)
+    return {"Authorization": f"Bearer {key}"} if key else {}
