@@ -1231,7 +1231,8 @@ async function copyLink(url, what) {
 
 const settleStore = createStore({ perPoint: 1, payments: null, totals: [], players: [], status: "", error: false });
 
-const money = (x) => (Math.round(x * 100) / 100).toFixed(Number.isInteger(x) ? 0 : 2);
+// Whole amounts while the money per point is whole, else cents on every line alike.
+const money = (x, perPoint) => x.toFixed(Number.isInteger(perPoint) ? 0 : 2);
 
 function renderSettle(st) {
   const order = SEATS.slice().sort((a, b) => (st.totals[b] ?? 0) - (st.totals[a] ?? 0));
@@ -1239,13 +1240,13 @@ function renderSettle(st) {
     h("tr", {}, h("th", {}, tr("名次", "place")), h("th", {}, tr("玩家", "player")), h("th", { class: "num" }, tr("分", "points")),
       h("th", { class: "num" }, tr("钱", "money"))),
     ...order.map((s, i) => h("tr", { "data-seat": s }, h("td", {}, i + 1), h("td", { class: "nowrap" }, st.players[s]),
-      h("td", { class: "num" }, signed(st.totals[s] ?? 0)), h("td", { class: "num" }, money((st.totals[s] ?? 0) * st.perPoint)))));
+      h("td", { class: "num" }, signed(st.totals[s] ?? 0)), h("td", { class: "num" }, money((st.totals[s] ?? 0) * st.perPoint, st.perPoint)))));
   const list = st.payments || [];
   $("payments").replaceChildren(...(st.payments && !list.length
     ? [h("li", { class: "muted" }, tr("谁也不欠谁。", "Nobody owes anybody."))]
     : list.map((p) => h("li", { "data-from": p.from, "data-to": p.to },
         h("b", { class: "nowrap" }, st.players[p.from]), ` → `, h("b", { class: "nowrap" }, st.players[p.to]),
-        `: ${p.points} ${tr("分", "points")} = `, h("b", { class: "amount" }, money(p.amount))))));
+        `: ${p.points} ${tr("分", "points")} = `, h("b", { class: "amount" }, money(p.amount, st.perPoint))))));
   const el = $("settle-status");
   el.textContent = st.status;
   el.classList.toggle("error", st.error);
