@@ -25,6 +25,7 @@ from tests.api.web_support import (
 
 pytestmark = WEB_MARKS
 expect = sync_api.expect
+expect.set_options(timeout=15_000)  # a long flow on a shared, busy machine: waits, not speed, are tested here
 
 # Four hands of 13 that do not run out of any tile together: the winner holds WINNER and wins on 5p (自摸).
 WINNER = "123m456p789s1155p"
