@@ -7,7 +7,7 @@ const LIVE_EVERY_MS = 700; // live view: one frame to /v1/read every 0.7 s (skip
 const LIVE_STABLE = 3; // freeze when the same reading comes back this many times in a row
 
 // The editable reading. Entries keep the box they came from (null when added by hand).
-export const state = {
+const state = {
   photo: null, // {url, width, height}
   boxes: [], // ReadTile list from the server, drawn over the photo
   hand: [], // [{tile, box, doubtful, fixed}]
@@ -22,7 +22,7 @@ export const state = {
 
 // ----------------------------------------------------------------------------------------- small helpers
 
-export function setStatus(text, isError = false) {
+function setStatus(text, isError = false) {
   const el = $("status");
   el.textContent = text;
   el.classList.toggle("error", isError);
@@ -36,7 +36,7 @@ async function postJSON(url, body) {
 
 // ------------------------------------------------------------------------------------------------ context
 
-export function context() {
+function context() {
   const selfDrawn = document.querySelector("input[name=how]:checked").value === "self";
   return {
     rules: $("rules").value,
@@ -49,7 +49,7 @@ export function context() {
   };
 }
 
-export function setHow(value) {
+function setHow(value) {
   document.querySelector(`input[name=how][value=${value}]`).checked = true;
 }
 
@@ -156,16 +156,16 @@ function drawHand() {
   $("meld-text").value = state.melds.map((m) => `${m.type}:${m.tile || "?"}`).join(" ");
 }
 
-export function handCount() {
+function handCount() {
   return state.hand.length + 3 * state.melds.length;
 }
 
-export function render() {
+function render() {
   drawOverlay();
   drawHand();
 }
 
-export function clearPhoto() {
+function clearPhoto() {
   if (state.photo) URL.revokeObjectURL(state.photo.url);
   state.photo = null;
   state.boxes = [];
@@ -315,7 +315,7 @@ function resultInView() {
   if (!state.table) $("result").scrollIntoView({ block: "start", behavior: "instant" });
 }
 
-export function renderResult(a, problem, assumptions = []) {
+function renderResult(a, problem, assumptions = []) {
   const body = $("result-body");
   body.replaceChildren();
   body.dataset.state = a ? a.status : "error";
@@ -583,3 +583,46 @@ export function initScorer() {
   }));
 }
 
+
+// ------------------------------------------------------------------------------- for the table screen
+
+// The scorer as the table screen uses it: read a seat's photo with the table's calibration, hand over the
+// corrected reading, start afresh for the next round. The table screen uses nothing else of it.
+
+export function useTableCalibration(tableId) {
+  state.table = tableId;
+}
+
+// A seat's photo, judged the way the round was won (自摸 or on a discard).
+export function photoForSeat(selfDrawn) {
+  setHow(selfDrawn ? "self" : "discard");
+  $("file").click();
+}
+
+// The reading as corrected: {problem} while it cannot be used, else the concealed tiles without the winning tile
+// (a 14-tile hand's, as chosen or the last), the melds, the river and the 翻鸡 tile when the photo showed one.
+export function seatReading() {
+  const count = handCount();
+  if (!count) return { problem: "The photo is not read yet: a moment." };
+  const tiles = state.hand.map((e) => e.tile);
+  if (tiles.some((t) => !TILES.includes(t)) || state.melds.some((m) => !m.tile)) {
+    return { problem: "A tile of that hand is still unread: tap it on the photo and choose it first." };
+  }
+  let win = null;
+  if (count === 14) {
+    win = $("win-tile").value || tiles[tiles.length - 1];
+    tiles.splice(tiles.lastIndexOf(win), 1);
+  }
+  const indicator = $("flipped").value || (state.indicator && TILES.includes(state.indicator.tile) ? state.indicator.tile : "");
+  return { count, concealed: toText(tiles), win, melds: state.melds.map((m) => ({ type: m.type, tile: m.tile })),
+           river: toText(state.river.map((e) => e.tile).filter((t) => TILES.includes(t))), flipped: indicator || null };
+}
+
+// The saved round's photo and tiles do not belong to the next round.
+export function resetScorer() {
+  clearPhoto();
+  Object.assign(state, { hand: [], melds: [], river: [], indicator: null });
+  render();
+  $("result-body").replaceChildren(h("p", { class: "muted" }, "拍一张手牌，或者打字输入。 Take a photo or type a hand."));
+  setStatus("");
+}

@@ -3,8 +3,8 @@
 // or from a photo through the scorer above (app.js: its reading, corrections and state are reused as they are).
 // /t/{view_id} opens the same screen read-only. The tables this device created or opened, their edit keys, the
 // round being typed (a draft per table) and rounds saved offline live in the browser (device.js).
-import { $, h, svg, MELD_TYPES, SUIT_ZH, TILES, toText, normalise } from "./dom.js";
-import { clearPhoto, handCount, render, renderResult, setHow, setStatus, state, uploadBlob } from "./scorer.js";
+import { $, h, svg, MELD_TYPES, SUIT_ZH, TILES, normalise } from "./dom.js";
+import { photoForSeat, resetScorer, seatReading, uploadBlob, useTableCalibration } from "./scorer.js";
 import { api, authFor, errorCode, errorText } from "./api.js";
 import { dropDraft, editKey, forgetTable, knownTables, lastPlayers, loadDraft, queued, rememberPlayers,
          rememberTable, saveDraft, setQueued, storeKey } from "./device.js";
@@ -59,7 +59,7 @@ function showView(table) {
   $("sub").textContent = on ? tr("一桌一晚上：每局结算、累计分、记录。", "A table's evening: each round's settlement, running totals, history.")
     : tr("拍一家的手牌：牌型、番数、听牌。", "Photograph one player's tiles: hand type, fan, waits.");
   // The scorer's photos are this table's round photos while it is open: read with its set's calibration.
-  state.table = on && T.table && !T.readonly ? T.table.id : null;
+  useTableCalibration(on && T.table && !T.readonly ? T.table.id : null);
   if (!on) setTarget(null);
 }
 
@@ -362,7 +362,7 @@ async function reloadTable() {
 function showStart() {
   T.table = null;
   T.rounds = [];
-  state.table = null;
+  useTableCalibration(null);
   $("set-card").hidden = true;
   $("table-start").hidden = false;
   $("table-card").hidden = true;
@@ -885,9 +885,7 @@ async function removeSet() {
 
 function photoFor(s) {
   setTarget(s);
-  // The scorer judges the hand the way the round says it was won.
-  if (how() === "self" || how() === "discard" || how() === "multi") setHow(how() === "self" ? "self" : "discard");
-  $("file").click();
+  photoForSeat(how() === "self"); // the scorer judges the hand the way the round says it was won
 }
 
 function setTarget(s) {
@@ -897,51 +895,29 @@ function setTarget(s) {
   $("use-hand").textContent = s == null ? "" : `Use these tiles for ${names()[s]}`;
 }
 
-// The scorer's hand (after the player's corrections) into seat T.target: concealed tiles without the winning
+// The scorer's reading (after the player's corrections) into seat T.target: concealed tiles without the winning
 // tile, melds, river; the winning tile and the 翻鸡 indicator when the round has none yet.
 function useScoredHand() {
   const s = T.target;
   if (s == null) return;
-  if (!handCount()) {
-    roundStatus(tr("照片还没读完，等一下。", "The photo is not read yet: a moment."), true);
-    return;
-  }
-  const tiles = state.hand.map((e) => e.tile);
-  if (tiles.some((t) => !TILES.includes(t)) || state.melds.some((m) => !m.tile)) {
-    roundStatus("A tile of that hand is still unread: tap it on the photo and choose it first.", true);
-    return;
-  }
-  let win = null;
-  if (handCount() === 14) {
-    win = $("win-tile").value || tiles[tiles.length - 1];
-    tiles.splice(tiles.lastIndexOf(win), 1);
-  }
-  $(`s${s}-tiles`).value = toText(tiles);
+  const read = seatReading();
+  if (read.problem) { roundStatus(read.problem, true); return; }
+  $(`s${s}-tiles`).value = read.concealed;
   $(`s${s}-melds`).replaceChildren();
-  for (const m of state.melds) addMeld(s, { type: m.type, tile: m.tile, from: null });
-  const river = state.river.map((e) => e.tile).filter((t) => TILES.includes(t));
-  if (river.length) $(`s${s}-river`).value = toText(river);
-  if (win) {
-    $("r-win-tile").value = win;
+  for (const m of read.melds) addMeld(s, { ...m, from: null });
+  if (read.river) $(`s${s}-river`).value = read.river;
+  if (read.win) {
+    $("r-win-tile").value = read.win;
     if (how() !== "multi" && how() !== "draw") $("r-winner").value = String(s);
   }
-  const indicator = $("flipped").value || (state.indicator && TILES.includes(state.indicator.tile) ? state.indicator.tile : "");
-  if (indicator && !$("r-flipped").value) $("r-flipped").value = indicator;
-  roundStatus(`${names()[s]}: ${handCount()} tiles taken from the photo${win ? `, winning tile ${win}` : ""}.`);
+  if (read.flipped && !$("r-flipped").value) $("r-flipped").value = read.flipped;
+  roundStatus(`${names()[s]}: ${read.count} tiles taken from the photo${read.win ? `, winning tile ${read.win}` : ""}.`);
   setTarget(null);
   seatsShown();
   keepDraft();
   $(`seat-${s}`).scrollIntoView({ block: "center" });
 }
 
-// The saved round's photos and tiles do not belong to the next round.
-function clearScorer() {
-  clearPhoto();
-  Object.assign(state, { hand: [], melds: [], river: [], indicator: null });
-  render();
-  $("result-body").replaceChildren(h("p", { class: "muted" }, "Take a photo or type a hand."));
-  setStatus("");
-}
 
 // -------------------------------------------------------------------------------- preview and save
 
@@ -1050,7 +1026,7 @@ async function saveRound() {
     setQueued([...queued(), { table: T.table.id, body, idem: T.idem }]);
     dropDraft(T.table.id);
     resetRoundForm();
-    clearScorer();
+    resetScorer();
     renderQueue();
     roundStatus(tr("离线：这一局存在手机上，联网后自动发送。",
                    "Offline: this round is kept on this phone and sent when the network returns."));
@@ -1074,7 +1050,7 @@ async function saveRound() {
   dropDraft(T.table.id);
   await reloadTable();
   resetRoundForm();
-  clearScorer();
+  resetScorer();
   roundStatus(saved);
   inView("table-card");
 }
