@@ -17,8 +17,6 @@ const COLORS = ["#c62828", "#1565c0", "#2e7d32", "#8e24aa"];
 const DEFAULT_NAMES = ["East 东", "South 南", "West 西", "North 北"];
 
 export const T = {
-  table: null, // the table as the server last sent it
-  rounds: [], // its rounds (GET /rounds)
   readonly: false, // /t/{id}
   editing: null, // round number being edited, or null for a new round
   target: null, // seat whose tiles the scorer is reading
@@ -29,6 +27,14 @@ export const T = {
   rules: null, // GET /v1/rules: presets, groups, switches (null: this server does not list them)
   profileExtra: {}, // rules keys of the chosen saved profile that the start form has no input for (kept as they are)
 };
+
+// The table screen's store: the table as the server last sent it and its rounds (GET …/rounds). The totals,
+// the history, the chart and the share links are drawn from it whenever it changes (renderTable).
+const tableStore = createStore({ table: null, rounds: [] });
+Object.defineProperties(T, {
+  table: { get: () => tableStore.get().table, enumerable: true },
+  rounds: { get: () => tableStore.get().rounds, enumerable: true },
+});
 
 const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
 
@@ -317,22 +323,20 @@ async function openTable(id, { view = false } = {}) {
   const { t, rs } = got;
   if (t.status === 404) { showNotFound(); return; }
   if (!t.ok || !rs.ok) { startError(errorText(t.ok ? rs : t)); if (!view) showStart(); return; }
-  T.table = t.data;
-  T.rounds = rs.data.rounds;
   T.viewBase = view ? base : null;
-  if (!T.readonly) {
-    rememberTable(T.table);
-    if (location.hash !== `#table=${id}`) history.replaceState(null, "", `/#table=${id}`);
-  }
   $("not-found").hidden = true;
   $("table-start").hidden = true;
   $("table-card").hidden = false;
   $("history-card").hidden = false;
-  $("round-card").hidden = T.readonly || !!T.table.finished;
+  $("round-card").hidden = T.readonly || !!t.data.finished;
   $("set-card").hidden = T.readonly;
   document.body.classList.remove("table-start");
+  tableStore.set({ table: t.data, rounds: rs.data.rounds }); // drawn by renderTable, shown from here on
+  if (!T.readonly) {
+    rememberTable(T.table);
+    if (location.hash !== `#table=${id}`) history.replaceState(null, "", `/#table=${id}`);
+  }
   showView(true);
-  renderTable();
   if (!T.readonly) loadSet();
   if (!T.readonly) {
     resetRoundForm(false);
@@ -342,7 +346,7 @@ async function openTable(id, { view = false } = {}) {
 }
 
 function showNotFound() {
-  T.table = null;
+  tableStore.set({ table: null, rounds: [] });
   for (const id of ["table-start", "table-card", "round-card", "history-card", "set-card", "settle-card"]) $(id).hidden = true;
   $("not-found").hidden = false;
   document.body.classList.add("table-start");
@@ -352,16 +356,13 @@ function showNotFound() {
 async function reloadTable() {
   const { t, rs } = await fetchTable(readBase());
   if (t.ok && rs.ok) {
-    T.table = t.data;
-    T.rounds = rs.data.rounds;
+    tableStore.set({ table: t.data, rounds: rs.data.rounds });
     if (!T.readonly) rememberTable(T.table);
-    renderTable();
   }
 }
 
 function showStart() {
-  T.table = null;
-  T.rounds = [];
+  tableStore.set({ table: null, rounds: [] });
   useTableCalibration(null);
   $("set-card").hidden = true;
   $("table-start").hidden = false;
@@ -861,7 +862,7 @@ async function teachSet(file) {
     const res = await fetch(url, { method: "POST", body: form, headers: authFor("POST", url) });
     const data = await res.json();
     if (!res.ok) { setStatus2(data.error ? data.error.message : `Error ${res.status}`, true); return; }
-    T.table = data.table; // the table's version went up
+    tableStore.set({ table: data.table }); // the table's version went up
     renderSet(data.calibration);
     const named = Math.round(data.calibration.agreement * 27);
     setStatus2(`Your set is taught: all 27 tiles found (${named} named as placed without it). Round photos `
@@ -876,7 +877,7 @@ async function teachSet(file) {
 async function removeSet() {
   const r = await api("DELETE", `/v1/tables/${T.table.id}/calibration`);
   if (!r.ok) { setStatus2(errorText(r), true); return; }
-  T.table = r.data.table;
+  tableStore.set({ table: r.data.table });
   renderSet(null);
   setStatus2("Removed: round photos are read with the shipped models only.");
 }
@@ -1325,6 +1326,7 @@ export function initTable() {
   $("round-card").addEventListener("change", () => { T.preview = null; keepDraft(); });
   $("r-winner").addEventListener("change", seatsShown);
   $("r-winners").addEventListener("change", seatsShown);
+  tableStore.subscribe((st) => { if (st.table) renderTable(); });
   shareStore.subscribe(renderShare);
   settleStore.subscribe(renderSettle);
   $("share").addEventListener("click", () => shareStore.set({ open: !shareStore.get().open, status: "" }));
@@ -1340,7 +1342,7 @@ export function initTable() {
   $("cancel-edit").addEventListener("click", () => { resetRoundForm(false); });
   $("undo").addEventListener("click", undoLast);
   $("close-table").addEventListener("click", () => { showStart(); });
-  document.addEventListener("langchange", () => { if (T.table) renderTable(); else buildStartForm(); });
+  document.addEventListener("langchange", () => { if (T.table) tableStore.set({}); else buildStartForm(); });
   $("use-hand").addEventListener("click", useScoredHand);
   $("set-file").addEventListener("change", (ev) => teachSet(ev.target.files[0]));
   $("set-clear").addEventListener("click", removeSet);
