@@ -116,6 +116,14 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
         # A table's view link: the same page, which sees /t/{view_id} and shows only the totals and history.
         return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
+    @app.get("/manifest.webmanifest", include_in_schema=False)
+    def manifest() -> FileResponse:  # at the root: the installed app's scope is the whole site
+        return FileResponse(WEB / "manifest.webmanifest", media_type="application/manifest+json")
+
+    @app.get("/sw.js", include_in_schema=False)
+    def service_worker() -> FileResponse:  # at the root, so that it may serve "/" and "/t/…" offline
+        return FileResponse(WEB / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:  # browsers and bookmarks ask for it even when the page names its icon
         return FileResponse(WEB / "favicon.svg", media_type="image/svg+xml")

@@ -1,41 +1,22 @@
 // The table screen: four players, their rules, every round with its settlement, totals, history and a chart,
 // over /v1/tables (stored on the server) and /v1/settle, /v1/chajiao (previews). A player's tiles come typed
 // or from a photo through the scorer above (app.js: its reading, corrections and state are reused as they are).
-// /t/{id} opens the same screen read-only. Uses app.js's helpers ($, h, svg, TILES, SUIT_ZH, MELD_TYPES, ...).
-"use strict";
+// /t/{view_id} opens the same screen read-only. The tables this device created or opened, their edit keys, the
+// round being typed (a draft per table) and rounds saved offline live in the browser (device.js).
+import { $, h, svg, MELD_TYPES, SUIT_ZH, TILES, normalise } from "./dom.js";
+import { photoForSeat, resetScorer, seatReading, uploadBlob, useTableCalibration } from "./scorer.js";
+import { api, authFor, errorCode, errorText } from "./api.js";
+import { dropDraft, editKey, forgetTable, knownTables, lastPlayers, loadDraft, queued, rememberPlayers,
+         rememberTable, saveDraft, setQueued, storeKey } from "./device.js";
+import { createStore } from "./store.js";
+import { tr } from "./i18n.js";
+import { qrcode } from "./vendor/qrcode-generator.mjs";
 
 const SEATS = [0, 1, 2, 3];
 const COLORS = ["#c62828", "#1565c0", "#2e7d32", "#8e24aa"];
 const DEFAULT_NAMES = ["East 东", "South 南", "West 西", "North 北"];
-// House switches that change results (RULES.md §9), each with its meaning in 中文 and English.
-const SWITCHES = [
-  { key: "wuguji", kind: "bool", zh: "乌骨鸡：八筒也是鸡", en: "8p is a chicken too (worth 2)" },
-  { key: "chicken_requires_ting", kind: "bool", zh: "鸡要叫牌才算", en: "chickens count only for a ready (叫牌) hand" },
-  { key: "bao_ji", kind: "bool", zh: "包鸡：没叫牌的人赔自己河里的鸡", en: "a player not ready pays for the chickens in his own river" },
-  { key: "dealer_bonus", kind: "bool", zh: "连庄加番", en: "the dealer wins and pays k more (k = 连庄 count)" },
-  { key: "chongfeng_mode", kind: "choice", zh: "冲锋鸡的值", en: "what the first 1s is worth",
-    choices: { replace: "2 (算2)", additive: "1 + 2 (算3)" } },
-  { key: "chicken_payers", kind: "choice", zh: "谁赔鸡", en: "who pays for chickens",
-    choices: { all_others: "the other three 其他三家", non_ting_only: "only players not ready 没叫牌的" } },
-  { key: "zimo_bonus", kind: "choice", zh: "自摸加番", en: "self-draw bonus",
-    choices: { pinghu_only: "平胡 only 只平胡", none: "none 不加", all_plus1: "every hand +1 都加1" } },
-  { key: "yipao_chicken", kind: "choice", zh: "一炮多响的鸡", en: "several winners on one chicken tile",
-    choices: { first: "counted once 只算一次", each: "for every winner 每家都算" } },
-  { key: "zeren_scope", kind: "choice", zh: "责任鸡", en: "which claimed 1s is a 责任鸡",
-    choices: { first: "the first only 只算第一张", all: "every one 每张都算" } },
-  { key: "bao_ji_shared", kind: "bool", zh: "包鸡大家赔", en: "a chicken in a non-ready river is paid by every player not ready" },
-  { key: "chongfeng_moves", kind: "bool", zh: "冲锋鸡跟着碰走", en: "a claimed 冲锋鸡 goes to a ready (叫牌) claimer" },
-  { key: "dadiaoche", kind: "int", min: 0, zh: "大吊车 番数", en: "four melds laid, won on the pair alone: its fan (0 = off)" },
-  { key: "tianhu", kind: "int", min: 0, zh: "天胡 番数", en: "the dealer wins on his dealt 14 tiles: its fan (0 = off)" },
-  { key: "dihu", kind: "int", min: 0, zh: "地胡 番数", en: "another player self-draws on his first draw: its fan (0 = off)" },
-  { key: "genzhuang", kind: "int", min: 0, zh: "跟庄 庄家赔每家", en: "all three follow the dealer's first discard: he pays each this much (0 = off)" },
-  { key: "wuguji_chongfeng", kind: "bool", zh: "八筒冲锋鸡", en: "the first 8p discarded is a 冲锋鸡 too (needs 乌骨鸡)" },
-  { key: "base", kind: "int", min: 1, zh: "底分", en: "points per fan" },
-];
 
-const T = {
-  table: null, // the table as the server last sent it
-  rounds: [], // its rounds (GET /rounds)
+export const T = {
   readonly: false, // /t/{id}
   editing: null, // round number being edited, or null for a new round
   target: null, // seat whose tiles the scorer is reading
@@ -43,32 +24,34 @@ const T = {
   idem: null, // Idempotency-Key of the round being saved (kept for a retry)
   undoArmed: false,
   profiles: {}, // saved house profiles by name (GET /v1/profiles)
+  rules: null, // GET /v1/rules: presets, groups, switches (null: this server does not list them)
   profileExtra: {}, // rules keys of the chosen saved profile that the start form has no input for (kept as they are)
 };
 
+// The table screen's store: the table as the server last sent it and its rounds (GET …/rounds). The totals,
+// the history, the chart and the share links are drawn from it whenever it changes (renderTable).
+const tableStore = createStore({ table: null, rounds: [] });
+Object.defineProperties(T, {
+  table: { get: () => tableStore.get().table, enumerable: true },
+  rounds: { get: () => tableStore.get().rounds, enumerable: true },
+});
+
 const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
 
-async function api(method, url, body, headers = {}) {
-  const res = await fetch(url, { method, headers: body ? { "Content-Type": "application/json", ...headers } : headers,
-                                 body: body ? JSON.stringify(body) : undefined });
-  const data = res.status === 204 ? null : await res.json();
-  return { ok: res.ok, status: res.status, data };
-}
-
-function errorText(r) {
-  return r.data && r.data.error ? r.data.error.message : `Error ${r.status}`;
-}
-
+// One status line speaks at a time: a new message (or error) clears the other, so no stale "saved" or "undone"
+// stays beside it.
 function roundStatus(text, isError = false) {
   const el = $("round-status");
   el.textContent = text;
   el.classList.toggle("error", isError);
+  if (text) $("table-status").textContent = "";
 }
 
 function tableStatus(text, isError = false) {
   const el = $("table-status");
   el.textContent = text;
   el.classList.toggle("error", isError);
+  if (text) $("round-status").textContent = "";
 }
 
 // ----------------------------------------------------------------------------------------------- views
@@ -79,10 +62,10 @@ function showView(table) {
   $("table-view").hidden = !on;
   $("tab-table").toggleAttribute("aria-current", on);
   $("tab-score").toggleAttribute("aria-current", !on);
-  $("sub").textContent = on ? "A table's evening: each round's settlement, running totals, history."
-    : "Photograph one player's tiles: hand type, fan, waits.";
+  $("sub").textContent = on ? tr("一桌一晚上：每局结算、累计分、记录。", "A table's evening: each round's settlement, running totals, history.")
+    : tr("拍一家的手牌：牌型、番数、听牌。", "Photograph one player's tiles: hand type, fan, waits.");
   // The scorer's photos are this table's round photos while it is open: read with its set's calibration.
-  state.table = on && T.table && !T.readonly ? T.table.id : null;
+  useTableCalibration(on && T.table && !T.readonly ? T.table.id : null);
   if (!on) setTarget(null);
 }
 
@@ -104,19 +87,80 @@ function fillTileSelect(el, none) {
 // --------------------------------------------------------------------------------------- start a table
 
 function buildStartForm() {
-  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, `Seat ${s + 1} `,
-    h("input", { id: `t-p${s}`, value: ["Ann", "Bo", "Cy", "Di"][s], maxlength: "40", required: true,
-                 oninput: refreshDealerNames }))));
+  // Last time's players are offered again (kept on this device); names used before are suggested while typing.
+  const players = lastPlayers() || ["Ann", "Bo", "Cy", "Di"];
+  const known = [...new Set(knownTables().flatMap((t) => t.players || []))];
+  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, `${tr("座位", "Seat")} ${s + 1} `,
+    h("input", { id: `t-p${s}`, value: players[s] || "", maxlength: "40", required: true, list: "t-known",
+                 oninput: refreshDealerNames }))),
+    h("datalist", { id: "t-known" }, known.map((n) => h("option", { value: n }))));
   refreshDealerNames();
-  $("t-switches").replaceChildren(...SWITCHES.map((sw) => {
-    let input;
-    if (sw.kind === "bool") input = h("input", { type: "checkbox", id: `sw-${sw.key}` });
-    else if (sw.kind === "int") input = h("input", { type: "number", id: `sw-${sw.key}`, min: String(sw.min), max: "1000000" });
-    else input = h("select", { id: `sw-${sw.key}` }, Object.entries(sw.choices).map(([v, l]) => option(v, l)));
-    return h("label", { class: `switch ${sw.kind}` }, input, h("span", {}, h("b", {}, sw.zh), " — ", sw.en));
+  renderSwitches();
+}
+
+// ------------------------------------------------------------------------------ the house-rules panel
+
+// The panel is drawn from GET /v1/rules (presets, groups, switches with a one-line explanation each): the page
+// keeps no copy of the rules. A server without it offers the presets only.
+async function loadRules() {
+  let r;
+  try {
+    r = await api("GET", "/v1/rules");
+  } catch {
+    r = { ok: false };
+  }
+  T.rules = r.ok ? r.data : null;
+  if (T.table && !T.readonly && T.rules) renderRoundFields(); // the table opened before the rules came
+  if (T.rules) {
+    const keep = $("t-preset").value;
+    $("t-preset").replaceChildren(...T.rules.presets.map((p) => option(p.name, `${p.title_zh} ${p.title_en}`)));
+    if (T.rules.presets.some((p) => p.name === keep)) $("t-preset").value = keep;
+  }
+  renderSwitches();
+}
+
+const switchValue = (sw, el) => {
+  if (sw.kind === "bool") return el.checked;
+  if (sw.kind === "int") return Number(el.value);
+  if (sw.kind === "choice") return el.value === "" ? null : el.value;
+  try {
+    return JSON.parse(el.value); // int_list, int_map: as JSON ([1, 9], {"1s": 2})
+  } catch {
+    return el.value;
+  }
+};
+
+function switchInput(sw) {
+  const id = `sw-${sw.name}`;
+  if (sw.kind === "bool") return h("input", { type: "checkbox", id });
+  if (sw.kind === "int") return h("input", { type: "number", id, min: String(sw.min ?? 0), max: String(sw.max ?? 1000000) });
+  if (sw.kind === "choice") {
+    return h("select", { id }, sw.choices.map((c) => option(c.value ?? "", `${c.label_zh} ${c.label_en}`)));
+  }
+  return h("input", { id, autocomplete: "off", spellcheck: "false", placeholder: sw.kind === "int_list" ? "[1, 9]" : "{}" });
+}
+
+function renderSwitches() {
+  const rules = T.rules;
+  $("t-house").querySelector("summary").textContent = tr("家规", "House rules 家规");
+  if (!rules) {
+    $("t-switches").replaceChildren(h("p", { class: "hint", id: "t-no-rules" },
+      tr("这个服务器不列出规则开关（GET /v1/rules）：只能选预设和保存的家规。",
+         "This server does not list its rules switches (GET /v1/rules): presets and saved house rules only.")));
+    return;
+  }
+  const en = tr(false, true);
+  $("t-switches").replaceChildren(...rules.groups.map((g) => {
+    const mine = rules.switches.filter((sw) => sw.group === g.name);
+    return mine.length ? h("fieldset", { class: "switch-group", "data-group": g.name },
+      h("legend", {}, en ? `${g.title_en} ${g.title_zh}` : `${g.title_zh} ${g.title_en}`),
+      mine.map((sw) => h("label", { class: `switch ${sw.kind}`, "data-switch": sw.name }, switchInput(sw),
+        h("span", {}, h("b", {}, en ? sw.title_en : sw.title_zh), " — ", en ? sw.explanation_en : sw.explanation_zh)))) : null;
   }));
   presetDefaults();
 }
+
+const presetRules = (name) => ((T.rules && T.rules.presets.find((p) => p.name === name)) || { rules: {} }).rules;
 
 function refreshDealerNames() {
   const current = $("t-dealer").value || "0";
@@ -124,38 +168,26 @@ function refreshDealerNames() {
   $("t-dealer").value = current;
 }
 
-// The switches start at the preset's values, so only what the table changes is sent as an override.
-const HOUSE_OFF = { yipao_chicken: "first", zeren_scope: "first", bao_ji_shared: false, chongfeng_moves: false,
-                    dadiaoche: 0, tianhu: 0, dihu: 0, genzhuang: 0, wuguji_chongfeng: false, base: 1 };
-const PRESET_VALUES = {
-  "gy-normal": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
-                 chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
-  "gy-reduced": { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
-                  chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
-  liupanshui: { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: true,
-                chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "none", ...HOUSE_OFF },
-  // 独山 settles by its own rules (docs/rules.md#dushan): the Guiyang switches stay at these values under it.
-  dushan: { wuguji: false, chicken_requires_ting: true, bao_ji: true, dealer_bonus: false,
-            chongfeng_mode: "replace", chicken_payers: "all_others", zimo_bonus: "pinghu_only", ...HOUSE_OFF },
-};
 
 function presetDefaults() {
-  const values = PRESET_VALUES[$("t-preset").value];
-  for (const sw of SWITCHES) {
-    const el = $(`sw-${sw.key}`);
-    if (sw.kind === "bool") el.checked = values[sw.key];
-    else el.value = String(values[sw.key]);
+  if (!T.rules) return;
+  const values = presetRules($("t-preset").value);
+  for (const sw of T.rules.switches) {
+    const el = $(`sw-${sw.name}`);
+    const v = values[sw.name] ?? sw.default;
+    if (sw.kind === "bool") el.checked = !!v;
+    else el.value = sw.kind === "int_list" || sw.kind === "int_map" ? JSON.stringify(v ?? null) : String(v ?? "");
   }
 }
 
+// Only what differs from the preset is sent, as {"preset": NAME, <switch>: value, ...}.
 function rulesFromForm() {
   const preset = $("t-preset").value;
-  const base = PRESET_VALUES[preset];
+  const base = presetRules(preset);
   const overrides = { ...T.profileExtra };
-  for (const sw of SWITCHES) {
-    const el = $(`sw-${sw.key}`);
-    const value = sw.kind === "bool" ? el.checked : sw.kind === "int" ? Number(el.value) : el.value;
-    if (value !== base[sw.key]) overrides[sw.key] = value;
+  for (const sw of T.rules ? T.rules.switches : []) {
+    const value = switchValue(sw, $(`sw-${sw.name}`));
+    if (JSON.stringify(value) !== JSON.stringify(base[sw.name] ?? sw.default)) overrides[sw.name] = value;
   }
   return Object.keys(overrides).length ? { preset, ...overrides } : preset;
 }
@@ -188,10 +220,10 @@ function profileChosen() {
   $("t-preset").value = preset;
   presetDefaults();
   for (const [key, value] of Object.entries(overrides)) {
-    const sw = SWITCHES.find((x) => x.key === key);
+    const sw = T.rules && T.rules.switches.find((x) => x.name === key);
     if (!sw) { T.profileExtra[key] = value; continue; }
     if (sw.kind === "bool") $(`sw-${key}`).checked = value;
-    else $(`sw-${key}`).value = String(value);
+    else $(`sw-${key}`).value = sw.kind === "int_list" || sw.kind === "int_map" ? JSON.stringify(value) : String(value ?? "");
   }
   showProfileExtra();
   $("t-profile-name").value = name;
@@ -227,8 +259,18 @@ async function startTable(ev) {
   ev.preventDefault();
   const body = { name: $("t-name").value.trim() || "Table", players: SEATS.map((s) => $(`t-p${s}`).value.trim()),
                  rules: rulesFromForm(), dealer: Number($("t-dealer").value) };
-  const r = await api("POST", "/v1/tables", body);
+  let r;
+  try {
+    r = await api("POST", "/v1/tables", body);
+  } catch (err) {
+    startError(`${tr("连不上服务器", "No answer from the server")} (${err.message}).`);
+    return;
+  }
   if (!r.ok) { startError(errorText(r)); return; }
+  // The edit key is in this answer only: kept on this device, sent with every write to the table.
+  if (r.data.edit_key) storeKey(r.data.id, r.data.edit_key);
+  rememberTable(r.data);
+  rememberPlayers(body.players);
   await openTable(r.data.id);
 }
 
@@ -238,52 +280,101 @@ function startError(text) {
   el.textContent = text;
 }
 
-async function listRecent() {
-  const r = await api("GET", "/v1/tables?limit=10");
+// The tables this device created or opened (there is no public list of tables on the server).
+function listRecent() {
+  const tables = knownTables();
   const list = $("recent");
-  if (!r.ok) { list.replaceChildren(h("li", { class: "error" }, errorText(r))); return; }
-  if (!r.data.tables.length) { list.replaceChildren(h("li", { class: "muted" }, "none yet")); return; }
-  list.replaceChildren(...r.data.tables.map((t) => h("li", {},
-    h("a", { href: `/#table=${t.id}`, onclick: (ev) => { ev.preventDefault(); openTable(t.id); } }, t.name),
-    h("span", { class: "muted" }, ` · ${t.players.join(", ")} · ${t.rounds} round${t.rounds === 1 ? "" : "s"} · ` +
-      new Date(t.updated_at).toLocaleString()))));
+  if (!tables.length) { list.replaceChildren(h("li", { class: "muted" }, tr("还没有", "none yet"))); return; }
+  list.replaceChildren(...tables.slice(0, 20).map((t) => h("li", {},
+    h("a", { href: `/#table=${t.id}`, onclick: (ev) => { ev.preventDefault(); openTable(t.id); } }, t.name || t.id),
+    h("span", { class: "muted" }, ` · ${(t.players || []).join(", ")}` +
+      (t.rounds != null ? ` · ${t.rounds} round${t.rounds === 1 ? "" : "s"}` : "") +
+      (t.key ? "" : ` · ${tr("只看", "view only")}`) + ` · ${new Date(t.opened).toLocaleString()}`))));
 }
 
 // ------------------------------------------------------------------------------------------ open a table
 
-async function openTable(id) {
-  const [t, rs] = await Promise.all([api("GET", `/v1/tables/${id}`), api("GET", `/v1/tables/${id}/rounds`)]);
-  if (!t.ok || !rs.ok) { startError(errorText(t.ok ? rs : t)); showStart(); return; }
-  T.table = t.data;
-  T.rounds = rs.data.rounds;
-  if (!T.readonly && location.hash !== `#table=${id}`) history.replaceState(null, "", `/#table=${id}`);
+// The table's address for reading: its id, or at a view link its view id (/v1/views/…, on servers that have it).
+function readBase() {
+  return T.viewBase || `/v1/tables/${T.table ? T.table.id : ""}`;
+}
+
+async function fetchTable(base) {
+  const [t, rs] = await Promise.all([api("GET", base), api("GET", `${base}/rounds`)]);
+  return { t, rs };
+}
+
+async function openTable(id, { view = false } = {}) {
+  let base = `/v1/tables/${id}`;
+  let got;
+  try {
+    if (view) {
+      // A view link: /v1/views/{view_id}; a server without view ids answers a route-level 404, then the id is the table's.
+      got = await fetchTable(`/v1/views/${id}`);
+      if (got.t.ok) base = `/v1/views/${id}`;
+      else if (errorCode(got.t) !== "table_not_found") got = null;
+    }
+    got = got || await fetchTable(base);
+  } catch (err) {
+    startError(`${tr("连不上服务器", "No answer from the server")} (${err.message}).`);
+    if (!view) showStart();
+    return;
+  }
+  const { t, rs } = got;
+  if (t.status === 404) { showNotFound(); return; }
+  if (!t.ok || !rs.ok) { startError(errorText(t.ok ? rs : t)); if (!view) showStart(); return; }
+  T.viewBase = view ? base : null;
+  $("not-found").hidden = true;
   $("table-start").hidden = true;
   $("table-card").hidden = false;
   $("history-card").hidden = false;
-  $("round-card").hidden = T.readonly;
+  $("round-card").hidden = T.readonly || !!t.data.finished;
   $("set-card").hidden = T.readonly;
+  document.body.classList.remove("table-start");
+  tableStore.set({ table: t.data, rounds: rs.data.rounds }); // drawn by renderTable, shown from here on
+  if (!T.readonly) {
+    rememberTable(T.table);
+    if (location.hash !== `#table=${id}`) history.replaceState(null, "", `/#table=${id}`);
+  }
   showView(true);
-  renderTable();
   if (!T.readonly) loadSet();
-  if (!T.readonly) resetRoundForm(false);
+  if (!T.readonly) {
+    resetRoundForm(false);
+    restoreDraft();
+    flushQueue();
+  }
+}
+
+function showNotFound() {
+  tableStore.set({ table: null, rounds: [] });
+  for (const id of ["table-start", "table-card", "round-card", "history-card", "set-card", "settle-card"]) $(id).hidden = true;
+  $("not-found").hidden = false;
+  document.body.classList.add("table-start");
+  showView(true);
 }
 
 async function reloadTable() {
-  const id = T.table.id;
-  const [t, rs] = await Promise.all([api("GET", `/v1/tables/${id}`), api("GET", `/v1/tables/${id}/rounds`)]);
-  if (t.ok && rs.ok) { T.table = t.data; T.rounds = rs.data.rounds; renderTable(); }
+  const { t, rs } = await fetchTable(readBase());
+  if (t.ok && rs.ok) {
+    tableStore.set({ table: t.data, rounds: rs.data.rounds });
+    if (!T.readonly) rememberTable(T.table);
+  }
 }
 
 function showStart() {
-  T.table = null;
-  T.rounds = [];
-  state.table = null;
+  tableStore.set({ table: null, rounds: [] });
+  useTableCalibration(null);
   $("set-card").hidden = true;
   $("table-start").hidden = false;
   $("table-card").hidden = true;
   $("round-card").hidden = true;
   $("history-card").hidden = true;
+  $("settle-card").hidden = true;
+  $("not-found").hidden = true;
+  // The start screen is the start form only: the photo scorer returns with a table (or the 算番 tab).
+  document.body.classList.add("table-start");
   if (location.hash.startsWith("#table=")) history.replaceState(null, "", "/#table");
+  buildStartForm();
   listRecent();
   listProfiles();
 }
@@ -305,10 +396,13 @@ function renderTable() {
     s === t.dealer ? h("span", { class: "badge", title: "dealer of the next hand" },
                        `庄${t.streak > 1 ? ` 连庄×${t.streak}` : ""}`) : null,
     h("b", { class: "points", id: `total-${s}` }, signed(t.totals[s])))));
-  $("export").href = `/v1/tables/${t.id}/export?format=csv`;
-  $("share").href = `/t/${t.id}`;
+  $("export").href = `${readBase()}/export?format=csv`;
   $("undo").disabled = T.readonly || !T.rounds.length;
-  for (const id of ["undo", "close-table"]) $(id).hidden = T.readonly;
+  for (const id of ["undo", "close-table", "settle-open"]) $(id).hidden = T.readonly;
+  $("readonly-badge").hidden = !T.readonly;
+  if (t.finished) tableStatus(tr("这一桌已结束：只能看，不能再记。", "This table is finished: read only, no more rounds."));
+  shareStore.set({ viewUrl: viewUrl(), editUrl: editUrl() });
+  if (!$("settle-card").hidden) settleStore.set({ totals: t.totals, players: t.players });
   renderHistory();
   renderChart();
   for (const id of ["r-winner", "r-discarder"]) fillSeatSelect($(id));
@@ -330,43 +424,66 @@ function outcomeWords(round) {
   return `${n[o.discarder]} 点炮 → ${winners}${o.winners.length > 1 ? " (一炮多响)" : ""} ${o.win_tile}`;
 }
 
+// A round's summary as the server gives it (hand type, fan, who paid); older servers send none of it.
+// A round's summary as the server gives it (`summary`: hand type, fan, who paid alone); older servers send none.
+const summaryOf = (r) => r.summary || null;
+
+function summaryCells(r) {
+  const sm = summaryOf(r) || {};
+  const wins = sm.wins && sm.wins.length ? sm.wins : sm.hand_type ? [{ hand_type: sm.hand_type, fan: sm.fan }] : [];
+  const type = wins.map((w) => `${w.hand_type.zh} ${tr("", w.hand_type.en)}`.trim()).join(" / ");
+  const fan = wins.map((w) => `${w.fan} 番`).join(" / ");
+  const payer = sm.payer != null ? `${names()[sm.payer]} ${tr("付", "paid")}` : sm.kind === "win" ? tr("三家付", "all three") : "";
+  return [h("td", { class: "type" }, type), h("td", { class: "fan nowrap" }, fan), h("td", { class: "payer nowrap" }, payer)];
+}
+
 function renderHistory() {
   const n = names();
-  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, "round"),
-                 ...n.map((x) => h("th", { class: "num" }, x)), T.readonly ? null : h("th", {}, ""));
+  // The hand type, fan and payer columns where the server summarises its rounds.
+  const summaries = T.rounds.some((r) => summaryOf(r));
+  const sum = (cells) => (summaries ? cells : []);
+  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, tr("这一局", "round")),
+                 ...sum([h("th", {}, tr("牌型", "hand")), h("th", {}, "番"), h("th", {}, tr("谁付", "paid by"))]),
+                 ...n.map((x) => h("th", { class: "num name" }, x)), T.readonly ? null : h("th", {}, ""));
   const rows = T.rounds.map((r) => h("tr", { "data-round": r.number },
-    h("td", {}, r.number), h("td", {}, n[r.dealer] + (r.streak > 1 ? ` ×${r.streak}` : "")),
-    h("td", {}, outcomeWords(r.round)),
+    h("td", {}, r.number), h("td", { class: "nowrap" }, n[r.dealer] + (r.streak > 1 ? ` ×${r.streak}` : "")),
+    h("td", {}, outcomeWords(r.round)), ...sum(summaryCells(r)),
     ...r.deltas.map((d) => h("td", { class: `num ${d > 0 ? "plus" : d < 0 ? "minus" : ""}` }, signed(d))),
     T.readonly ? null : h("td", {}, h("button", { class: "btn small", type: "button", "data-edit": r.number,
-                                                  onclick: () => editRound(r) }, "edit"))));
-  const foot = h("tr", { class: "sum" }, h("td", {}, ""), h("td", {}, ""), h("td", {}, "total"),
+                                                  onclick: () => editRound(r) }, tr("改", "edit")))));
+  const foot = h("tr", { class: "sum" }, h("td", {}, ""), h("td", {}, ""), h("td", {}, tr("合计", "total")),
+                 ...sum([h("td", {}, ""), h("td", {}, ""), h("td", {}, "")]),
                  ...T.table.totals.map((x) => h("td", { class: "num" }, h("b", {}, signed(x)))),
                  T.readonly ? null : h("td", {}, ""));
   $("history").replaceChildren(head, ...rows, foot);
 }
 
 // Cumulative totals after each round, one line per player (inline SVG, no library).
+// Cumulative totals after each round, one line per player (inline SVG, no library). Drawn at the width it is
+// shown at (one SVG unit a CSS pixel), so that its labels stay 12 px on a phone.
 function renderChart() {
   if (!T.rounds.length) {
-    $("chart").replaceChildren(h("p", { class: "muted" }, "No rounds yet: the chart of running totals starts with round 1."));
+    $("chart").replaceChildren(h("p", { class: "muted" }, tr("还没有局：第一局后这里画出累计分。",
+      "No rounds yet: the chart of running totals starts with round 1.")));
     return;
   }
-  const W = 640, H = 240, L = 52, R = 12, TOP = 14, B = 30;
+  const W = Math.max(300, Math.round($("chart").clientWidth || 640)), H = 220, L = 44, R = 10, TOP = 14, B = 26;
   const series = SEATS.map((s) => [0, ...T.rounds.map((r) => r.totals_after[s])]);
   const all = series.flat();
   const lo = Math.min(0, ...all), hi = Math.max(1, ...all);
   const n = Math.max(1, T.rounds.length);
   const x = (i) => L + (i * (W - L - R)) / n;
   const y = (v) => TOP + ((hi - v) * (H - TOP - B)) / (hi - lo || 1);
-  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "running totals per round" });
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
+                             "aria-label": "running totals per round" });
   chart.append(svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "axis" }));
   for (const v of [lo, hi]) {
-    const t = svg("text", { x: L - 8, y: y(v) + 6, "text-anchor": "end", class: "tick" });
+    const t = svg("text", { x: L - 6, y: y(v) + 5, "text-anchor": "end", class: "tick" });
     t.textContent = signed(v);
     chart.append(t);
   }
-  for (let i = 0; i <= T.rounds.length; i++) {
+  const every = Math.ceil(T.rounds.length / Math.max(1, Math.floor((W - L - R) / 28))); // labels never overlap
+  for (let i = 0; i <= T.rounds.length; i += every) {
     const t = svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" });
     t.textContent = String(i);
     chart.append(t);
@@ -383,39 +500,76 @@ function renderChart() {
 
 // -------------------------------------------------------------------------------------------- the round
 
+// How a seat that did not win is given at a win: its whole hand, or in one tap 叫 (ready: only the chicken tiles
+// it holds) or 不叫 (not ready) — the quick round; melds and river either way.
+const SEAT_MODES = [["tiles", "手牌", "tiles"], ["ready", "叫", "ready"], ["not_ready", "不叫", "not ready"]];
+
 function seatRow(s) {
   const row = h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
     h("div", { class: "seat-head" },
-      h("b", { class: "seat-name", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
+      h("b", { class: "seat-name nowrap", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
       h("label", { class: "inline", id: `s${s}-notready-l`, hidden: how() !== "draw",
                    title: "黄牌: not ready (no 叫), the tiles are not needed" },
-        h("input", { type: "checkbox", id: `s${s}-notready`, onchange: () => notReadyChanged(s) }), " 不叫 not ready"),
+        h("input", { type: "checkbox", id: `s${s}-notready`, onchange: () => seatShown(s) }), " 不叫 not ready"),
       h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting` }), " 报听"),
-      h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "Photo 拍照")),
+      h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "拍照 Photo")),
+    h("div", { class: "seg quick", id: `s${s}-quick`, role: "radiogroup", "aria-label": "how this seat is given" },
+      SEAT_MODES.map(([mode, zh, en]) => h("label", { "data-mode": mode },
+        h("input", { type: "radio", name: `s${s}-mode`, value: mode, checked: mode === "tiles",
+                     onchange: () => seatShown(s) }), `${zh} `, h("span", { class: "en" }, en)))),
     h("div", { class: "seat-body", id: `s${s}-body` },
-      h("label", {}, "Tiles (MPSZ; a winner's without the winning tile) ",
+      h("label", { id: `s${s}-tiles-l` }, "手牌 Tiles (MPSZ; a winner's without the winning tile) ",
         h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
+      h("div", { class: "row small", id: `s${s}-holds-row` },
+        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "手里的鸡 held"),
+          h("input", { id: `s${s}-holds`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
+        h("button", { class: "btn small", type: "button", title: "a 幺鸡 held in this player's hand",
+                      onclick: () => addTo(`s${s}-holds`, "1s") }, "+1s"),
+        h("button", { class: "btn small", type: "button", title: "an 8p held in this player's hand",
+                      onclick: () => addTo(`s${s}-holds`, "8p") }, "+8p")),
       h("div", { class: "melds", id: `s${s}-melds` }),
       h("div", { class: "row small" },
-        h("button", { class: "btn small", type: "button", onclick: () => addMeld(s) }, "+ 碰/杠 meld"),
-        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "River 河"),
+        h("button", { class: "btn small", type: "button", onclick: () => { addMeld(s); keepDraft(); } }, "+ 碰/杠 meld")),
+      h("div", { class: "row small" },
+        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "河 River"),
           h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
         h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
-                      onclick: () => addRiver(s, "1s") }, "+1s"),
+                      onclick: () => addTo(`s${s}-river`, "1s") }, "+1s"),
         h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
-                      onclick: () => addRiver(s, "8p") }, "+8p"))));
+                      onclick: () => addTo(`s${s}-river`, "8p") }, "+8p"))));
   return row;
 }
 
 // 黄牌: a player who is not ready needs no tiles; what was typed stays, hidden, in case the tick was a slip.
-function notReadyChanged(s) {
-  const skipped = how() === "draw" && $(`s${s}-notready`).checked;
+const seatMode = (s) => (document.querySelector(`input[name=s${s}-mode]:checked`) || { value: "tiles" }).value;
+
+function winnersOfForm() {
+  const v = how();
+  if (v === "draw") return [];
+  return v === "multi" ? SEATS.filter((s) => $(`r-w${s}`).checked) : [Number($("r-winner").value)];
+}
+
+// What a seat shows: at 黄牌 a not-ready player needs no tiles; at a win a seat that did not win may be given
+// quick (叫 / 不叫). What was typed stays, hidden, in case the tap was a slip.
+function seatShown(s) {
+  const draw = how() === "draw";
+  const quickable = !draw && !winnersOfForm().includes(s);
+  const mode = quickable ? seatMode(s) : "tiles";
+  const skipped = draw && $(`s${s}-notready`).checked;
+  $(`s${s}-quick`).hidden = !quickable;
   $(`s${s}-body`).hidden = skipped;
-  $(`s${s}-photo`).hidden = skipped;
-  $(`s${s}-baoting`).closest("label").hidden = skipped;
+  $(`s${s}-photo`).hidden = skipped || mode !== "tiles";
+  $(`s${s}-baoting`).closest("label").hidden = skipped || mode === "not_ready";
+  $(`s${s}-tiles-l`).hidden = mode !== "tiles";
+  $(`s${s}-holds-row`).hidden = mode !== "ready";
+}
+
+function seatsShown() {
+  for (const s of SEATS) if ($(`seat-${s}`)) seatShown(s);
 }
 
 const notShown = (s) => how() === "draw" && $(`s${s}-notready`).checked;
+const quickMode = (s) => (how() === "draw" || winnersOfForm().includes(s) ? "tiles" : seatMode(s));
 
 // A house rule of the table (its rules object; a preset alone plays none of them).
 function houseRule(key) {
@@ -436,9 +590,25 @@ function renderHouseInputs() {
   if ($("r-first8p-row").hidden) { $("r-first8p").value = ""; $("r-claimed8p").value = ""; }
 }
 
-function addRiver(s, tile) {
-  const el = $(`s${s}-river`);
+// Round inputs that some switches need (GET /v1/rules round_fields, e.g. weekday for 星期鸡), shown only when the
+// table's rules need them. The weekday starts at today's (1 = Monday … 7 = Sunday), editable.
+function roundFieldsNeeded() {
+  return ((T.rules && T.rules.round_fields) || []).filter((f) =>
+    Object.entries(f.needed_when || {}).some(([sw, values]) => values.includes(houseRule(sw))));
+}
+
+function renderRoundFields() {
+  if (!$("r-fields")) return;
+  $("r-fields").replaceChildren(...roundFieldsNeeded().map((f) => h("label", { title: f.explanation_en || "" },
+    `${f.explanation_zh || f.explanation_en || f.name} `,
+    h("input", { type: "number", id: `r-field-${f.name}`, min: f.min ?? null, max: f.max ?? null,
+                 value: f.name === "weekday" ? String(new Date().getDay() || 7) : "" }))));
+}
+
+function addTo(id, tile) {
+  const el = $(id);
   el.value = normalise(el.value) + tile;
+  keepDraft();
 }
 
 function addMeld(s, meld = { type: "pong", tile: "5m", from: null }) {
@@ -455,7 +625,7 @@ function addMeld(s, meld = { type: "pong", tile: "5m", from: null }) {
   fromShown();
   box.append(h("div", { class: "meld-row" }, type, tile, from,
     h("button", { class: "btn small danger", type: "button", "aria-label": "remove meld",
-                  onclick: (ev) => ev.target.closest(".meld-row").remove() }, "✕")));
+                  onclick: (ev) => { ev.target.closest(".meld-row").remove(); keepDraft(); } }, "✕")));
 }
 
 function renderSeatNames() {
@@ -503,7 +673,7 @@ function howChanged() {
   for (const s of SEATS) {
     $(`seat-role-${s}`).dataset.how = v;
     $(`s${s}-notready-l`).hidden = v !== "draw";
-    notReadyChanged(s);
+    seatShown(s);
   }
   // No 鸡 at a draw (RULES.md §6.4): the first 1s does not matter then.
   $("r-first1s").closest(".grid2").hidden = v === "draw";
@@ -519,7 +689,7 @@ function resetRoundForm(keepStatus = true) {
   T.preview = null;
   T.idem = null;
   $("round-title").textContent = `Round ${T.rounds.length + 1}`;
-  $("save-round").textContent = "Save round";
+  $("save-round").textContent = "保存这一局 Save round";
   $("cancel-edit").hidden = true;
   $("seats").replaceChildren(...SEATS.map(seatRow));
   $("r-winners").replaceChildren(...SEATS.map((s) => h("label", {},
@@ -534,6 +704,7 @@ function resetRoundForm(keepStatus = true) {
   fillSeatSelect($("r-claimed8p"), { none: "nobody", value: "" });
   for (const id of ["r-kong-draw", "r-hot", "r-robbed", "r-first-draw", "r-genzhuang"]) $(id).checked = false;
   setHowRound("self");
+  renderRoundFields();
   renderSeatNames();
   $("settle-preview").replaceChildren();
   if (!keepStatus) roundStatus("");
@@ -542,17 +713,22 @@ function resetRoundForm(keepStatus = true) {
 // The round as the table API takes it: the /v1/settle body without rules, dealer, streak and base.
 function roundFromForm() {
   const v = how();
-  const players = SEATS.map((s) => notShown(s) ? { not_ready: true } : ({
-    concealed: normalise($(`s${s}-tiles`).value),
-    melds: [...$(`s${s}-melds`).querySelectorAll(".meld-row")].map((row) => {
+  const players = SEATS.map((s) => {
+    if (notShown(s)) return { not_ready: true };
+    const melds = [...$(`s${s}-melds`).querySelectorAll(".meld-row")].map((row) => {
       const m = { type: row.querySelector(".m-type").value, tile: row.querySelector(".m-tile").value };
       const from = row.querySelector(".m-from").value;
       if (["pong", "kong"].includes(m.type) && from !== "") m.from = Number(from);
       return m;
-    }),
-    river: normalise($(`s${s}-river`).value),
-    bao_ting: $(`s${s}-baoting`).checked,
-  }));
+    });
+    const river = normalise($(`s${s}-river`).value);
+    const mode = quickMode(s);
+    // The quick forms of a seat that did not win (the summary contract): no concealed tiles.
+    if (mode === "not_ready") return { not_ready: true, melds, river };
+    const bao_ting = $(`s${s}-baoting`).checked;
+    if (mode === "ready") return { ready: true, holds: normalise($(`s${s}-holds`).value), melds, river, bao_ting };
+    return { concealed: normalise($(`s${s}-tiles`).value), melds, river, bao_ting };
+  });
   let outcome;
   if (v === "draw") outcome = { type: "draw" };
   else {
@@ -572,19 +748,28 @@ function roundFromForm() {
   const first8p = firstOf("r-first8p", "r-claimed8p");
   if (first8p) round.first_8p = first8p;
   if ($("r-genzhuang").checked) round.gen_zhuang = true;
+  for (const f of roundFieldsNeeded()) {
+    const el = $(`r-field-${f.name}`);
+    if (el && el.value !== "") round[f.name] = Number(el.value);
+  }
   return round;
 }
 
 function loadRoundIntoForm(round) {
   $("seats").replaceChildren(...SEATS.map(seatRow));
+  const asText = (v) => (Array.isArray(v) ? v.join("") : v || "");
   round.players.forEach((p, s) => {
-    $(`s${s}-notready`).checked = !!p.not_ready;
-    if (p.not_ready) return;
-    $(`s${s}-tiles`).value = Array.isArray(p.concealed) ? p.concealed.join("") : p.concealed;
+    const quick = round.outcome.type !== "draw" && (p.not_ready || p.ready);
+    $(`s${s}-notready`).checked = !!p.not_ready && !quick;
+    if (quick) document.querySelector(`input[name=s${s}-mode][value=${p.ready ? "ready" : "not_ready"}]`).checked = true;
+    $(`s${s}-holds`).value = asText(p.holds);
+    if (p.not_ready && !quick) return;
+    $(`s${s}-tiles`).value = asText(p.concealed);
     $(`s${s}-river`).value = Array.isArray(p.river) ? p.river.join("") : (p.river || "");
     $(`s${s}-baoting`).checked = !!p.bao_ting;
     for (const m of p.melds || []) addMeld(s, { type: m.type, tile: m.tile, from: m.from ?? null });
   });
+  seatsShown();
   const o = round.outcome;
   if (o.type === "draw") setHowRound("draw");
   else {
@@ -601,12 +786,14 @@ function loadRoundIntoForm(round) {
   // setHowRound above showed the inputs this round has (不叫 seats, house rules); now their values.
   $("r-first-draw").checked = !!(o.type === "win" && o.first_draw);
   $("r-genzhuang").checked = !!round.gen_zhuang;
+  for (const f of roundFieldsNeeded()) if (round[f.name] != null && $(`r-field-${f.name}`)) $(`r-field-${f.name}`).value = String(round[f.name]);
   $("r-first8p").value = round.first_8p ? String(round.first_8p.discarder) : "";
   $("r-claimed8p").value = round.first_8p && round.first_8p.claimed_by != null ? String(round.first_8p.claimed_by) : "";
   $("r-flipped").value = round.flipped || "";
   $("r-first1s").value = round.first_1s ? String(round.first_1s.discarder) : "";
   $("r-claimed").value = round.first_1s && round.first_1s.claimed_by != null ? String(round.first_1s.claimed_by) : "";
   renderSeatNames();
+  seatsShown();
 }
 
 function editRound(r) {
@@ -671,10 +858,11 @@ async function teachSet(file) {
   const form = new FormData();
   form.append("image", blob, "set.jpg");
   try {
-    const res = await fetch(`/v1/tables/${T.table.id}/calibrate`, { method: "POST", body: form });
+    const url = `/v1/tables/${T.table.id}/calibrate`;
+    const res = await fetch(url, { method: "POST", body: form, headers: authFor("POST", url) });
     const data = await res.json();
     if (!res.ok) { setStatus2(data.error ? data.error.message : `Error ${res.status}`, true); return; }
-    T.table = data.table; // the table's version went up
+    tableStore.set({ table: data.table }); // the table's version went up
     renderSet(data.calibration);
     const named = Math.round(data.calibration.agreement * 27);
     setStatus2(`Your set is taught: all 27 tiles found (${named} named as placed without it). Round photos `
@@ -689,7 +877,7 @@ async function teachSet(file) {
 async function removeSet() {
   const r = await api("DELETE", `/v1/tables/${T.table.id}/calibration`);
   if (!r.ok) { setStatus2(errorText(r), true); return; }
-  T.table = r.data.table;
+  tableStore.set({ table: r.data.table });
   renderSet(null);
   setStatus2("Removed: round photos are read with the shipped models only.");
 }
@@ -698,9 +886,7 @@ async function removeSet() {
 
 function photoFor(s) {
   setTarget(s);
-  // The scorer judges the hand the way the round says it was won.
-  if (how() === "self" || how() === "discard" || how() === "multi") setHow(how() === "self" ? "self" : "discard");
-  $("file").click();
+  photoForSeat(how() === "self"); // the scorer judges the hand the way the round says it was won
 }
 
 function setTarget(s) {
@@ -710,51 +896,38 @@ function setTarget(s) {
   $("use-hand").textContent = s == null ? "" : `Use these tiles for ${names()[s]}`;
 }
 
-// The scorer's hand (after the player's corrections) into seat T.target: concealed tiles without the winning
+// The scorer's reading (after the player's corrections) into seat T.target: concealed tiles without the winning
 // tile, melds, river; the winning tile and the 翻鸡 indicator when the round has none yet.
 function useScoredHand() {
   const s = T.target;
   if (s == null) return;
-  const tiles = state.hand.map((e) => e.tile);
-  if (tiles.some((t) => !TILES.includes(t)) || state.melds.some((m) => !m.tile)) {
-    roundStatus("A tile of that hand is still unread: tap it on the photo and choose it first.", true);
-    return;
-  }
-  let win = null;
-  if (handCount() === 14) {
-    win = $("win-tile").value || tiles[tiles.length - 1];
-    tiles.splice(tiles.lastIndexOf(win), 1);
-  }
-  $(`s${s}-tiles`).value = toText(tiles);
+  const read = seatReading();
+  if (read.problem) { roundStatus(read.problem, true); return; }
+  $(`s${s}-tiles`).value = read.concealed;
   $(`s${s}-melds`).replaceChildren();
-  for (const m of state.melds) addMeld(s, { type: m.type, tile: m.tile, from: null });
-  const river = state.river.map((e) => e.tile).filter((t) => TILES.includes(t));
-  if (river.length) $(`s${s}-river`).value = toText(river);
-  if (win) {
-    $("r-win-tile").value = win;
+  for (const m of read.melds) addMeld(s, { ...m, from: null });
+  if (read.river) $(`s${s}-river`).value = read.river;
+  if (read.win) {
+    $("r-win-tile").value = read.win;
     if (how() !== "multi" && how() !== "draw") $("r-winner").value = String(s);
   }
-  const indicator = $("flipped").value || (state.indicator && TILES.includes(state.indicator.tile) ? state.indicator.tile : "");
-  if (indicator && !$("r-flipped").value) $("r-flipped").value = indicator;
-  roundStatus(`${names()[s]}: ${handCount()} tiles taken from the photo${win ? `, winning tile ${win}` : ""}.`);
+  if (read.flipped && !$("r-flipped").value) $("r-flipped").value = read.flipped;
+  roundStatus(`${names()[s]}: ${read.count} tiles taken from the photo${read.win ? `, winning tile ${read.win}` : ""}.`);
   setTarget(null);
+  seatsShown();
+  keepDraft();
   $(`seat-${s}`).scrollIntoView({ block: "center" });
 }
 
-// The saved round's photos and tiles do not belong to the next round.
-function clearScorer() {
-  clearPhoto();
-  Object.assign(state, { hand: [], melds: [], river: [], indicator: null });
-  render();
-  $("result-body").replaceChildren(h("p", { class: "muted" }, "Take a photo or type a hand."));
-  setStatus("");
-}
 
 // -------------------------------------------------------------------------------- preview and save
 
 function settleBody(round) {
   return { rules: T.table.rules, dealer: dealerOfRound(), streak: streakOfRound(), ...round };
 }
+
+// The bare API calls the players P0–P3; at a table the page names them (a server that takes "names" already does).
+const named = (text) => String(text).replace(/\bP([0-3])\b/g, (_, d) => names()[Number(d)]);
 
 async function previewRound() {
   const round = roundFromForm();
@@ -764,11 +937,27 @@ async function previewRound() {
       T.preview = null;
       $("settle-preview").replaceChildren();
       roundStatus(`${empty.map((s) => names()[s]).join(", ")}: type the tiles, or tick 不叫 not ready.`, true);
+      inView("round-status");
       return null;
     }
   }
-  const r = await api("POST", "/v1/settle", settleBody(round));
-  if (!r.ok) { T.preview = null; $("settle-preview").replaceChildren(); roundStatus(errorText(r), true); return null; }
+  let r;
+  try {
+    r = await api("POST", "/v1/settle", settleBody(round));
+  } catch (err) {
+    // Offline: no preview, but the round can still be saved (queued) as typed.
+    T.preview = null;
+    $("settle-preview").replaceChildren();
+    roundStatus(`${tr("离线，没有预览", "Offline: no preview")} (${err.message}).`, true);
+    return navigator.onLine ? null : { offline: true };
+  }
+  if (!r.ok) {
+    T.preview = null;
+    $("settle-preview").replaceChildren();
+    roundStatus(named(errorText(r)), true);
+    inView("round-status");
+    return null;
+  }
   let cha = null;
   const shown = SEATS.filter((s) => round.players[s].concealed);
   if (round.outcome.type === "draw" && shown.length >= 2) {
@@ -780,7 +969,8 @@ async function previewRound() {
   }
   T.preview = r.data;
   renderPreview(r.data, cha);
-  roundStatus("Settlement preview: check it, then Save round.");
+  roundStatus(tr("结算预览：核对后点保存。", "Settlement preview: check it, then Save round."));
+  inView("settle-preview");
   return r.data;
 }
 
@@ -798,7 +988,7 @@ function renderPreview(st, cha) {
     h("tr", {}, h("th", {}, "pays"), h("th", {}, "to"), h("th", { class: "num" }, "番"), h("th", {}, "for")),
     st.ledger.length ? st.ledger.map((t) => h("tr", { "data-component": t.component },
       h("td", {}, n[t.from]), h("td", {}, n[t.to]), h("td", { class: "num" }, t.fan),
-      h("td", {}, t.reason)))
+      h("td", {}, named(t.reason))))
       : h("tr", {}, h("td", { colspan: "4" }, "nobody pays anyone"))));
   parts.push(h("table", { id: "preview-totals" },
     h("tr", {}, h("th", {}, ""), h("th", { class: "num" }, "牌"), h("th", { class: "num" }, "豆"),
@@ -808,7 +998,7 @@ function renderPreview(st, cha) {
       h("td", { class: "num" }, h("b", {}, signed(p.total * base)))))));
   parts.push(h("p", { class: "muted" }, `Next dealer 下一庄: ${n[st.next_dealer]}`));
   parts.push(h("details", { open: true }, h("summary", {}, "Why 说明"),
-    h("ul", { class: "lines", id: "settle-explanation" }, st.explanation.map((s) => h("li", {}, s)))));
+    h("ul", { class: "lines", id: "settle-explanation" }, st.explanation.map((s) => h("li", {}, named(s))))));
   $("settle-preview").replaceChildren(...parts);
 }
 
@@ -818,7 +1008,9 @@ async function saveRound() {
     if (!shown) return;
   }
   const round = roundFromForm();
-  const body = { round, expected_version: T.table.version };
+  // Rounds already waiting on this device come first: this one expects the version after them.
+  const waiting = queued().filter((q) => q.table === T.table.id).length;
+  const body = { round, expected_version: T.table.version + waiting };
   let r;
   T.idem = T.idem || (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random());
   try {
@@ -826,7 +1018,20 @@ async function saveRound() {
       ? await api("POST", `/v1/tables/${T.table.id}/rounds`, body, { "Idempotency-Key": T.idem })
       : await api("PUT", `/v1/tables/${T.table.id}/rounds/${T.editing}`, body);
   } catch (err) {
-    roundStatus(`No answer from the server (${err.message}): nothing lost, try Save again.`, true);
+    if (T.editing != null) {
+      roundStatus(`No answer from the server (${err.message}): nothing lost, try Save again.`, true);
+      return;
+    }
+    // Offline: kept on this device with its Idempotency-Key, sent when the network returns (once, however
+    // often it is retried).
+    setQueued([...queued(), { table: T.table.id, body, idem: T.idem }]);
+    dropDraft(T.table.id);
+    resetRoundForm();
+    resetScorer();
+    renderQueue();
+    roundStatus(tr("离线：这一局存在手机上，联网后自动发送。",
+                   "Offline: this round is kept on this phone and sent when the network returns."));
+    inView("round-status");
     return;
   }
   if (r.status === 409) {
@@ -838,14 +1043,65 @@ async function saveRound() {
     T.preview = null;
     $("settle-preview").replaceChildren();
     roundStatus("Someone else saved a round — reloaded. Your round is still here: check it and save again.", true);
+    inView("round-status");
     return;
   }
-  if (!r.ok) { T.idem = null; roundStatus(errorText(r), true); return; }
+  if (!r.ok) { T.idem = null; roundStatus(named(errorText(r)), true); inView("round-status"); return; }
   const saved = T.editing == null ? `Round ${r.data.number} saved.` : `Round ${T.editing} changed; later rounds settled again.`;
+  dropDraft(T.table.id);
   await reloadTable();
   resetRoundForm();
-  clearScorer();
+  resetScorer();
   roundStatus(saved);
+  inView("table-card");
+}
+
+// Rounds saved offline, sent in order; a 409 puts the round back in the form, as a save would.
+let flushing = false;
+async function flushQueue() {
+  if (flushing || !navigator.onLine) return;
+  flushing = true;
+  let sent = 0;
+  try {
+    let items = queued();
+    while (items.length) {
+      const q = items[0];
+      let r;
+      try {
+        r = await api("POST", `/v1/tables/${q.table}/rounds`, q.body, { "Idempotency-Key": q.idem });
+      } catch {
+        break; // still offline: try again on the next "online"
+      }
+      items = queued().slice(1);
+      setQueued(items);
+      sent += 1;
+      if (!T.table || T.table.id !== q.table) continue;
+      if (r.ok) roundStatus(`${tr("离线记的局已发送", "Sent the round kept offline")}: ${tr("第", "round ")}${r.data.number}${tr("局", "")}.`);
+      else {
+        if (T.editing == null) { loadRoundIntoForm(q.body.round); keepDraft(); }
+        roundStatus(r.status === 409
+          ? "Someone else saved a round — reloaded. Your round is still here: check it and save again."
+          : errorText(r), true);
+      }
+    }
+  } finally {
+    flushing = false;
+    renderQueue();
+    if (sent && T.table && !T.readonly) await reloadTable();
+  }
+}
+
+function renderQueue() {
+  const n = T.table ? queued().filter((q) => q.table === T.table.id).length : 0;
+  const el = $("queue-note");
+  el.hidden = !n;
+  el.textContent = tr(`${n} 局等联网发送`, `${n} round${n === 1 ? "" : "s"} waiting for the network`);
+}
+
+// On a phone the answer is often a screen away from the button: bring it into view.
+function inView(id) {
+  const el = $(id);
+  if (el && !el.hidden) el.scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 async function undoLast() {
@@ -854,11 +1110,11 @@ async function undoLast() {
   if (!T.undoArmed) {
     T.undoArmed = true;
     $("undo").textContent = `Tap again to undo round ${last}`;
-    setTimeout(() => { T.undoArmed = false; $("undo").textContent = "Undo last round"; }, 5000);
+    setTimeout(() => { T.undoArmed = false; $("undo").textContent = "撤销上一局 Undo"; }, 5000);
     return;
   }
   T.undoArmed = false;
-  $("undo").textContent = "Undo last round";
+  $("undo").textContent = "撤销上一局 Undo";
   const r = await api("DELETE", `/v1/tables/${T.table.id}/rounds/${last}?expected_version=${T.table.version}`);
   if (r.status === 409) { await reloadTable(); tableStatus("Someone else saved a round — reloaded. Nothing undone.", true); return; }
   if (!r.ok) { tableStatus(errorText(r), true); return; }
@@ -869,36 +1125,224 @@ async function undoLast() {
 
 // -------------------------------------------------------------------------------------------- wiring
 
+// ------------------------------------------------------------------------------------ drafts (per table)
+
+// The round being typed, kept on this device until it is saved: a reload, or a phone that locks and reloads
+// the tab, loses nothing. The draft is the round as it would be sent.
+function keepDraft() {
+  if (!T.table || T.readonly || T.editing != null || !$("seat-0")) return;
+  saveDraft(T.table.id, { round: roundFromForm(), how: how(), winners: winnersOfForm(), saved: Date.now() });
+}
+
+function restoreDraft() {
+  const d = loadDraft(T.table.id);
+  if (!d || !d.round) return;
+  loadRoundIntoForm(d.round);
+  if (d.how === "multi") {
+    setHowRound("multi");
+    for (const s of SEATS) $(`r-w${s}`).checked = (d.winners || []).includes(s);
+    seatsShown();
+  }
+  roundStatus(tr("草稿已恢复：上次没保存的这一局还在。", "Draft restored: the round typed before is still here."));
+}
+
+// ------------------------------------------------------------------------------------------ sharing
+
+const shareStore = createStore({ open: false, viewUrl: "", editUrl: "", status: "" });
+
+function viewUrl() {
+  const t = T.table;
+  if (!t) return "";
+  const id = T.readonly ? location.pathname.slice(3) : t.view_id || t.id; // a server without view ids: the id
+  return `${location.origin}/t/${id}`;
+}
+
+function editUrl() {
+  const key = T.table && !T.readonly ? editKey(T.table.id) : null;
+  return key ? `${location.origin}/#table=${T.table.id}&key=${key}` : "";
+}
+
+// The QR code of a link as SVG squares (qrcode-generator computes the modules; nothing leaves the page).
+function qrSvg(text) {
+  const q = qrcode(0, "M");
+  q.addData(text);
+  q.make();
+  const n = q.getModuleCount(), m = 4, size = n + 2 * m;
+  let d = "";
+  for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) if (q.isDark(y, x)) d += `M${x + m} ${y + m}h1v1h-1z`;
+  const el = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: 200, height: 200, role: "img",
+                          "aria-label": `QR code: ${text}`, "shape-rendering": "crispEdges" });
+  el.append(svg("rect", { width: size, height: size, fill: "#fff" }), svg("path", { d, fill: "#000" }));
+  return el;
+}
+
+let drawnQr = "";
+function renderShare(st) {
+  $("share-panel").hidden = !st.open;
+  $("share").setAttribute("aria-expanded", String(st.open));
+  $("view-link").value = st.viewUrl;
+  $("edit-link").value = st.editUrl;
+  $("edit-share").hidden = !st.editUrl;
+  $("share-status").textContent = st.status;
+  if (st.open && st.viewUrl && drawnQr !== st.viewUrl) {
+    $("qr").replaceChildren(qrSvg(st.viewUrl));
+    drawnQr = st.viewUrl;
+  }
+}
+
+async function copyLink(url, what) {
+  try {
+    await navigator.clipboard.writeText(url);
+  } catch {
+    // No clipboard (an http page on the home network): the link is selected for a long-press copy.
+    const input = what === "view" ? $("view-link") : $("edit-link");
+    input.focus();
+    input.select();
+    shareStore.set({ status: tr("链接已选中，长按复制。", "The link is selected: long-press to copy it.") });
+    return;
+  }
+  shareStore.set({ status: what === "view" ? tr("只看链接已复制。", "View link copied.")
+                                         : tr("记分链接已复制：它能改分，只给自己人。", "Edit link copied: it can change rounds, share it only with who keeps score.") });
+}
+
+// ------------------------------------------------------------------------------- end of the evening
+
+const settleStore = createStore({ perPoint: 1, payments: null, totals: [], players: [], status: "", error: false });
+
+// Whole amounts while the money per point is whole, else cents on every line alike.
+const money = (x, perPoint) => x.toFixed(Number.isInteger(perPoint) ? 0 : 2);
+
+function renderSettle(st) {
+  const order = SEATS.slice().sort((a, b) => (st.totals[b] ?? 0) - (st.totals[a] ?? 0));
+  $("standings").replaceChildren(
+    h("tr", {}, h("th", {}, tr("名次", "place")), h("th", {}, tr("玩家", "player")), h("th", { class: "num" }, tr("分", "points")),
+      h("th", { class: "num" }, tr("钱", "money"))),
+    ...order.map((s, i) => h("tr", { "data-seat": s }, h("td", {}, i + 1), h("td", { class: "nowrap" }, st.players[s]),
+      h("td", { class: "num" }, signed(st.totals[s] ?? 0)), h("td", { class: "num" }, money((st.totals[s] ?? 0) * st.perPoint, st.perPoint)))));
+  const list = st.payments || [];
+  $("payments").replaceChildren(...(st.payments && !list.length
+    ? [h("li", { class: "muted" }, tr("谁也不欠谁。", "Nobody owes anybody."))]
+    : list.map((p) => h("li", { "data-from": p.from, "data-to": p.to },
+        h("b", { class: "nowrap" }, st.players[p.from]), ` → `, h("b", { class: "nowrap" }, st.players[p.to]),
+        `: ${p.points} ${tr("分", "points")} = `, h("b", { class: "amount" }, money(p.amount, st.perPoint))))));
+  const el = $("settle-status");
+  el.textContent = st.status;
+  el.classList.toggle("error", st.error);
+}
+
+function openSettle() {
+  $("settle-card").hidden = false;
+  settleStore.set({ totals: T.table.totals, players: T.table.players, payments: null, status: "", error: false });
+  settleUp();
+}
+
+async function settleUp() {
+  const perPoint = Number($("per-point").value);
+  if (!(perPoint > 0)) {
+    settleStore.set({ status: tr("每分的钱要大于 0。", "Money per point must be more than 0."), error: true, payments: null });
+    return;
+  }
+  settleStore.set({ perPoint });
+  let r;
+  try {
+    r = await api("GET", `/v1/tables/${T.table.id}/payments?per_point=${perPoint}`);
+  } catch (err) {
+    settleStore.set({ status: `${tr("连不上服务器", "No answer from the server")} (${err.message}).`, error: true });
+    return;
+  }
+  if (!r.ok) {
+    const missing = r.status === 404 && errorCode(r) === "not_found" && !/table/.test(errorText(r));
+    settleStore.set({ payments: null, error: true, status: missing
+      ? tr("这个服务器还不会算谁给谁：上面是每人的输赢。", "This server cannot work out who pays whom yet: the standings above are each player's total.")
+      : errorText(r) });
+  } else {
+    settleStore.set({ payments: r.data.payments, totals: r.data.totals || T.table.totals, error: false,
+                      status: tr(`最少 ${r.data.payments.length} 笔转账。`, `${r.data.payments.length} transfer${r.data.payments.length === 1 ? "" : "s"}, the fewest there can be.`) });
+  }
+  inView("settle-card");
+}
+
+async function finishTable() {
+  const r = await api("POST", `/v1/tables/${T.table.id}/finish`).catch((err) => ({ ok: false, status: 0, data: { error: { message: err.message } } }));
+  if (!r.ok) {
+    settleStore.set({ error: true, status: r.status === 404 && errorCode(r) === "not_found" && !/table/.test(errorText(r))
+      ? tr("这个服务器还不能结束一桌。", "This server cannot finish a table yet.") : errorText(r) });
+    return;
+  }
+  await reloadTable();
+  $("round-card").hidden = true;
+  settleStore.set({ error: false, status: tr("这一桌已结束，不能再记分。", "The table is finished: no more rounds.") });
+}
+
+let deleteArmed = false;
+async function deleteTable() {
+  if (!deleteArmed) {
+    deleteArmed = true;
+    $("delete-table").textContent = tr("再点一次删除整桌", "Tap again to delete the whole table");
+    setTimeout(() => { deleteArmed = false; $("delete-table").textContent = "删除 Delete the table"; }, 5000);
+    return;
+  }
+  deleteArmed = false;
+  const id = T.table.id;
+  const r = await api("DELETE", `/v1/tables/${id}`).catch((err) => ({ ok: false, status: 0, data: { error: { message: err.message } } }));
+  if (!r.ok) { settleStore.set({ error: true, status: errorText(r) }); return; }
+  forgetTable(id);
+  showStart();
+  startError(tr("这一桌已删除。", "The table was deleted."));
+}
+
+// -------------------------------------------------------------------------------------------- wiring
+
 function route() {
   const share = /^\/t\/([A-Za-z0-9_-]+)$/.exec(location.pathname);
   if (share) {
     T.readonly = true;
     document.body.classList.add("readonly");
-    openTable(share[1]);
+    openTable(share[1], { view: true });
     setInterval(() => { if (T.table) reloadTable(); }, 15000); // other phones see new rounds
     return;
   }
-  const m = /^#table(?:=([A-Za-z0-9_-]+))?$/.exec(location.hash);
+  // An edit link (#table=ID&key=KEY): the key is kept on this device and leaves the address bar.
+  const m = /^#table(?:=([A-Za-z0-9_-]+))?(?:&key=([A-Za-z0-9_-]+))?$/.exec(location.hash);
   if (!m) { showView(false); return; }
+  if (m[1] && m[2]) {
+    storeKey(m[1], m[2]);
+    history.replaceState(null, "", `/#table=${m[1]}`);
+  }
   showView(true);
   if (m[1]) openTable(m[1]);
   else showStart();
 }
 
-function initTable() {
+export function initTable() {
   buildStartForm();
+  loadRules();
   $("t-preset").addEventListener("change", presetChanged);
   $("t-profile").addEventListener("change", profileChosen);
   $("t-save-profile").addEventListener("click", saveProfile);
   $("start-form").addEventListener("submit", startTable);
   document.querySelectorAll("input[name=r-how]").forEach((r) => r.addEventListener("change", howChanged));
-  $("round-card").addEventListener("input", () => { T.preview = null; });
-  $("round-card").addEventListener("change", () => { T.preview = null; });
+  $("round-card").addEventListener("input", () => { T.preview = null; keepDraft(); });
+  $("round-card").addEventListener("change", () => { T.preview = null; keepDraft(); });
+  $("r-winner").addEventListener("change", seatsShown);
+  $("r-winners").addEventListener("change", seatsShown);
+  tableStore.subscribe((st) => { if (st.table) renderTable(); });
+  shareStore.subscribe(renderShare);
+  settleStore.subscribe(renderSettle);
+  $("share").addEventListener("click", () => shareStore.set({ open: !shareStore.get().open, status: "" }));
+  $("copy-view").addEventListener("click", () => copyLink(shareStore.get().viewUrl, "view"));
+  $("copy-edit").addEventListener("click", () => copyLink(shareStore.get().editUrl, "edit"));
+  $("settle-open").addEventListener("click", openSettle);
+  $("settle-go").addEventListener("click", settleUp);
+  $("finish-table").addEventListener("click", finishTable);
+  $("delete-table").addEventListener("click", deleteTable);
+  window.addEventListener("online", flushQueue);
   $("preview").addEventListener("click", previewRound);
   $("save-round").addEventListener("click", saveRound);
   $("cancel-edit").addEventListener("click", () => { resetRoundForm(false); });
   $("undo").addEventListener("click", undoLast);
   $("close-table").addEventListener("click", () => { showStart(); });
+  document.addEventListener("langchange", () => { if (T.table) tableStore.set({}); else buildStartForm(); });
   $("use-hand").addEventListener("click", useScoredHand);
   $("set-file").addEventListener("change", (ev) => teachSet(ev.target.files[0]));
   $("set-clear").addEventListener("click", removeSet);
@@ -922,4 +1366,3 @@ function initTable() {
   route();
 }
 
-initTable();

@@ -31,11 +31,12 @@ def test_upload_correct_a_tile_and_the_score_changes(browser, tmp_path):
         page = browser.new_page(**PHONE)
         expect = sync_api.expect
         page.goto(server.url)
+        page.locator("label:has(input[name=how][value=discard])").tap()
         page.set_input_files("#file", str(SAMPLES[0]))
         expect(page.locator("#overlay g.box")).to_have_count(14)
         expect(page.locator("#hand-type")).to_contain_text("平胡")
         expect(page.locator("#hand-type")).to_contain_text("plain win")
-        # 点炮 (the default) on a 平胡 without a 豆: one verdict, no fan shown as if it were paid.
+        # 点炮 on a 平胡 without a 豆: one verdict, no fan shown as if it were paid.
         expect(page.locator("#verdict")).to_contain_text("no win on this discard")
         expect(page.locator("#waits")).to_contain_text("left")
         screenshot(page, tmp_path, "web-375-scored.png")

@@ -110,6 +110,7 @@ def test_a_failed_upload_clears_the_old_photo(page, served, tmp_path):
 
 
 def test_a_refused_discard_win_is_one_verdict_with_why(page):
+    page.locator("label:has(input[name=how][value=discard])").tap()
     type_hand(page, "123m456p789s1155p1p")  # 平胡 on a discard, no 豆: 胡牌通行证 refuses it
     expect(page.locator("#verdict")).to_contain_text("不能胡")
     expect(page.locator("#verdict")).to_contain_text("no win on this discard")

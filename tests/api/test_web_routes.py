@@ -19,7 +19,7 @@ def client():
 def test_a_share_link_serves_the_page(client):
     r = client.get("/t/0123abcd")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
-    assert '<script src="/web/table.js">' in r.text  # absolute asset paths: they load under /t/ too
+    assert '<script type="module" src="/web/main.js">' in r.text  # absolute asset paths: they load under /t/ too
 
 
 def test_favicon_and_assets(client):
@@ -27,7 +27,9 @@ def test_favicon_and_assets(client):
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     assert icon.text.lstrip().startswith("<svg")
     for path, kind in [("/web/favicon.svg", "image/svg+xml"), ("/web/zhuoji-cjk.woff2", "font/woff2"),
-                       ("/web/table.js", "javascript"), ("/web/app.js", "javascript")]:
+                       ("/web/table.js", "javascript"), ("/web/scorer.js", "javascript"),
+                       ("/web/main.js", "javascript"), ("/sw.js", "javascript"),
+                       ("/manifest.webmanifest", "application/manifest+json"), ("/web/icon-192.png", "image/png")]:
         r = client.get(path)
         assert r.status_code == 200 and kind in r.headers["content-type"], path
     assert client.get("/web/zhuoji-cjk.woff2").content[:4] == b"wOF2"

@@ -22,7 +22,7 @@ from tests.api.web_support import (
     WEB_MARKS,
     Problems,
     ServerThread,
-    keep_edit_keys,
+    edit_headers,
     launch_browser,
     screenshot,
     sync_api,
@@ -66,7 +66,6 @@ def test_teach_the_table_its_set(browser, served, photos, tmp_path, width):
     url = served
     page = browser.new_page(**(PHONE if width == 375 else DESKTOP))
     problems = Problems(page, allow_status=(422,))
-    keys = keep_edit_keys(page)
     shot = lambda name: screenshot(page, tmp_path, f"table-set-{width}-{name}.png")  # noqa: E731
     page.goto(url + "/#table")
     page.locator("#t-start").click()
@@ -107,7 +106,7 @@ def test_teach_the_table_its_set(browser, served, photos, tmp_path, width):
 
     # The models were retrained: the kept calibration no longer fits; the photo is read without it, and said so.
     old = page.request.put(f"{url}/v1/tables/{table_id}/calibration", data=made_calibration("zhuoji-crops-old.onnx"),
-                           headers={"Authorization": f"Bearer {keys[table_id]}"})
+                           headers=edit_headers(page, table_id))
     assert old.status == 200
     with page.expect_file_chooser() as chooser:
         page.locator("#s1-photo").click()

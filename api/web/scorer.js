@@ -1,15 +1,10 @@
 // 捉鸡 scorer web page: photo or live camera → /v1/score or /v1/read; corrections re-score via /v1/hand
 // (text only, the detector does not run again). No build step, no framework.
-"use strict";
+import { $, h, svg, MELD_TYPES, SUIT_ZH, TILES, tileChip, toText, fromText, normalise } from "./dom.js";
 
-const SUIT_ZH = { m: "万", p: "筒", s: "条" };
-const TILES = ["m", "p", "s"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((r) => `${r}${s}`));
-const MELD_TYPES = { pong: "碰 pong", kong: "点豆 kong", added_kong: "转弯豆 added kong", concealed_kong: "闷豆 concealed kong" };
 const MAX_SIDE = 1600; // photos are scaled down before upload: faster on phones, enough pixels for hand photos
 const LIVE_EVERY_MS = 700; // live view: one frame to /v1/read every 0.7 s (skipped while one is in flight)
 const LIVE_STABLE = 3; // freeze when the same reading comes back this many times in a row
-
-const $ = (id) => document.getElementById(id);
 
 // The editable reading. Entries keep the box they came from (null when added by hand).
 const state = {
@@ -27,55 +22,10 @@ const state = {
 
 // ----------------------------------------------------------------------------------------- small helpers
 
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") el.className = v;
-    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (v !== false && v != null) el.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) if (c != null) el.append(c instanceof Node ? c : String(c));
-  return el;
-}
-
-function svg(tag, attrs = {}) {
-  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  return el;
-}
-
 function setStatus(text, isError = false) {
   const el = $("status");
   el.textContent = text;
   el.classList.toggle("error", isError);
-}
-
-function tileChip(tile, attrs = {}) {
-  const valid = TILES.includes(tile);
-  const cls = valid ? tile[1] : tile === "back" ? "back" : "unknown";
-  const label = valid ? [tile[0], h("small", {}, SUIT_ZH[tile[1]])] : [tile === "back" ? "▇" : "?"];
-  return h("button", { type: "button", class: `tile ${cls} ${attrs.class || ""}`, "data-tile": tile,
-                       "aria-label": tile, onclick: attrs.onclick }, ...label);
-}
-
-// "12m5p3m": MPSZ that keeps the order of the tiles (the last one is the winning tile in auto mode).
-function toText(tiles) {
-  let out = "";
-  tiles.forEach((t, i) => {
-    out += t[0];
-    if (i === tiles.length - 1 || tiles[i + 1][1] !== t[1]) out += t[1];
-  });
-  return out;
-}
-
-function fromText(text) {
-  const tiles = [];
-  let ranks = [];
-  for (const ch of text.replace(/\s+/g, "")) {
-    if (/[0-9]/.test(ch)) ranks.push(ch);
-    else { tiles.push(...ranks.map((r) => r + ch)); ranks = []; }
-  }
-  return ranks.length ? null : tiles; // the server explains anything else (honors, fifth copies, ...)
 }
 
 async function postJSON(url, body) {
@@ -171,7 +121,9 @@ function drawOverlay() {
     const g = svg("g", { class: `box ${role}${b.doubtful ? " doubtful" : ""}${fixed ? " fixed" : ""}`,
                          "data-index": b.index });
     const rect = svg("rect", { x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 3 });
-    const text = svg("text", { x: x1 + 2, y: y1 - 3, "font-size": Math.max(12, (y2 - y1) * 0.32) });
+    // Never wider than its box, so that the labels of neighbouring tiles do not run together.
+    const size = Math.min(Math.max(12, (y2 - y1) * 0.32), (x2 - x1) * 0.5);
+    const text = svg("text", { x: (x1 + x2) / 2, y: y1 - 3, "font-size": size, "text-anchor": "middle" });
     text.textContent = tile;
     g.append(rect, text);
     g.addEventListener("click", () => pickForBox(b));
@@ -357,6 +309,12 @@ function typeLabel(t) {
   return [t.name_zh, " ", h("span", { class: "en" }, t.name_en)];
 }
 
+// On a phone the score is a screen below the photo: bring it into view after a photo or a typed hand (not
+// while the photo is a table seat's, whose tiles are checked on the photo and then used for the round).
+function resultInView() {
+  if (!state.table) $("result").scrollIntoView({ block: "start", behavior: "instant" });
+}
+
 function renderResult(a, problem, assumptions = []) {
   const body = $("result-body");
   body.replaceChildren();
@@ -435,7 +393,7 @@ function failedUpload(message) {
 
 // A chosen photo as it is sent: upright and scaled down; a format the browser cannot draw (e.g. HEIC) is sent
 // as is, and the server says what it accepts.
-async function uploadBlob(file) {
+export async function uploadBlob(file) {
   try {
     const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
     return await downscale(bitmap, bitmap.width, bitmap.height);
@@ -469,6 +427,7 @@ async function onFile(file) {
     if (foreign) { changed(); return; } // the server scored the hand with them: score what is left
     render();
     renderResult(data.analysis, data.score_error && data.score_error.message, data.assumptions);
+    resultInView();
   } catch (err) {
     failedUpload(`Upload failed: ${err.message}`);
   }
@@ -539,9 +498,6 @@ async function liveTick() {
 
 // ------------------------------------------------------------------------------------------------ wiring
 
-// Full-width digits and letters (１２３ｍ, typed on a Chinese keyboard) as ASCII; no spaces.
-const normalise = (text) => text.normalize("NFKC").replace(/\s+/g, "");
-
 // "pong:5m", "pong5m", "碰5m" → {type, tile}; null when the token is not a meld.
 const MELD_WORDS = { 碰: "pong", 杠: "kong", 点豆: "kong", 转弯豆: "added_kong", 闷豆: "concealed_kong" };
 function parseMeld(token) {
@@ -555,6 +511,7 @@ function parseMeld(token) {
 // a fifth copy, a rank without a suit, a count that is not 13 or 14), and the tiles on screen change only once
 // the server takes the hand.
 async function scoreTypedHand() {
+  setStatus(""); // the last photo's or hand's status does not describe this attempt
   const text = normalise($("hand-text").value);
   const melds = [];
   for (const token of normalise($("meld-text").value.replace(/\s+/g, " ")).split(" ").filter(Boolean)) {
@@ -583,7 +540,7 @@ async function scoreTypedHand() {
     return;
   }
   if (seq !== state.seq) return;
-  if (!ok) { renderResult(null, data.error ? data.error.message : "The server refused this hand."); return; }
+  if (!ok) { renderResult(null, data.error ? data.error.message : "The server refused this hand."); resultInView(); return; }
   // Taken: the typed tiles replace the photo's reading (and the photo itself).
   clearPhoto();
   state.hand = tiles.map((tile) => ({ tile, box: null, fixed: true }));
@@ -593,9 +550,10 @@ async function scoreTypedHand() {
   render();
   renderResult(data, null);
   setStatus("Typed hand scored.");
+  resultInView();
 }
 
-function init() {
+export function initScorer() {
   buildPicker();
   $("file").addEventListener("change", (ev) => {
     onFile(ev.target.files[0]);
@@ -625,4 +583,46 @@ function init() {
   }));
 }
 
-init();
+
+// ------------------------------------------------------------------------------- for the table screen
+
+// The scorer as the table screen uses it: read a seat's photo with the table's calibration, hand over the
+// corrected reading, start afresh for the next round. The table screen uses nothing else of it.
+
+export function useTableCalibration(tableId) {
+  state.table = tableId;
+}
+
+// A seat's photo, judged the way the round was won (自摸 or on a discard).
+export function photoForSeat(selfDrawn) {
+  setHow(selfDrawn ? "self" : "discard");
+  $("file").click();
+}
+
+// The reading as corrected: {problem} while it cannot be used, else the concealed tiles without the winning tile
+// (a 14-tile hand's, as chosen or the last), the melds, the river and the 翻鸡 tile when the photo showed one.
+export function seatReading() {
+  const count = handCount();
+  if (!count) return { problem: "The photo is not read yet: a moment." };
+  const tiles = state.hand.map((e) => e.tile);
+  if (tiles.some((t) => !TILES.includes(t)) || state.melds.some((m) => !m.tile)) {
+    return { problem: "A tile of that hand is still unread: tap it on the photo and choose it first." };
+  }
+  let win = null;
+  if (count === 14) {
+    win = $("win-tile").value || tiles[tiles.length - 1];
+    tiles.splice(tiles.lastIndexOf(win), 1);
+  }
+  const indicator = $("flipped").value || (state.indicator && TILES.includes(state.indicator.tile) ? state.indicator.tile : "");
+  return { count, concealed: toText(tiles), win, melds: state.melds.map((m) => ({ type: m.type, tile: m.tile })),
+           river: toText(state.river.map((e) => e.tile).filter((t) => TILES.includes(t))), flipped: indicator || null };
+}
+
+// The saved round's photo and tiles do not belong to the next round.
+export function resetScorer() {
+  clearPhoto();
+  Object.assign(state, { hand: [], melds: [], river: [], indicator: null });
+  render();
+  $("result-body").replaceChildren(h("p", { class: "muted" }, "拍一张手牌，或者打字输入。 Take a photo or type a hand."));
+  setStatus("");
+}

@@ -1,0 +1,56 @@
+// What this device keeps in localStorage: the tables it created or opened (with their edit keys), the last
+// players, each table's round draft until it is saved, and rounds saved while offline. Nothing of it is sent
+// anywhere except a key, as the Authorization of that table's writes.
+
+const TABLES = "zhuoji.tables";
+const PLAYERS = "zhuoji.players";
+const QUEUE = "zhuoji.queue";
+const draftKey = (id) => `zhuoji.draft.${id}`;
+
+function read(key, fallback) {
+  try {
+    const value = JSON.parse(localStorage.getItem(key));
+    return value ?? fallback;
+  } catch {
+    return fallback; // a value another version wrote badly: start again rather than break the page
+  }
+}
+
+const write = (key, value) => localStorage.setItem(key, JSON.stringify(value));
+
+// {id: {id, name, players, key, view_id, opened}}, the most recently opened first when listed.
+export const knownTables = () => Object.values(read(TABLES, {})).sort((a, b) => b.opened - a.opened);
+
+export function rememberTable(table, extra = {}) {
+  const all = read(TABLES, {});
+  const old = all[table.id] || {};
+  all[table.id] = { ...old, id: table.id, name: table.name, players: table.players, rounds: table.rounds,
+                    view_id: table.view_id ?? old.view_id ?? null, opened: Date.now(), ...extra };
+  write(TABLES, all);
+}
+
+export function forgetTable(id) {
+  const all = read(TABLES, {});
+  delete all[id];
+  write(TABLES, all);
+  localStorage.removeItem(draftKey(id));
+}
+
+export const editKey = (id) => (read(TABLES, {})[id] || {}).key || null;
+
+export function storeKey(id, key) {
+  const all = read(TABLES, {});
+  all[id] = { id, name: "", players: [], opened: Date.now(), ...(all[id] || {}), key };
+  write(TABLES, all);
+}
+
+export const lastPlayers = () => read(PLAYERS, null);
+export const rememberPlayers = (players) => write(PLAYERS, players);
+
+export const loadDraft = (id) => read(draftKey(id), null);
+export const saveDraft = (id, draft) => write(draftKey(id), draft);
+export const dropDraft = (id) => localStorage.removeItem(draftKey(id));
+
+// Rounds saved while offline: [{table, body, idem}], sent in order when the network returns.
+export const queued = () => read(QUEUE, []);
+export const setQueued = (items) => write(QUEUE, items);
