@@ -1,9 +1,10 @@
 // What this device keeps in localStorage: the tables it created or opened (with their edit keys), the last
-// players, each table's round draft until it is saved, and rounds saved while offline. Nothing of it is sent
+// players, its own house rules, each table's round draft until it is saved, and rounds saved while offline. Nothing of it is sent
 // anywhere except a key, as the Authorization of that table's writes.
 
 const TABLES = "zhuoji.tables";
 const PLAYERS = "zhuoji.players";
+const PROFILES = "zhuoji.profiles";
 const QUEUE = "zhuoji.queue";
 const draftKey = (id) => `zhuoji.draft.${id}`;
 
@@ -42,6 +43,13 @@ export function storeKey(id, key) {
   const all = read(TABLES, {});
   all[id] = { id, name: "", players: [], opened: Date.now(), ...(all[id] || {}), key };
   write(TABLES, all);
+}
+
+// House rules saved from this page, kept on this device ({name: rules}): saving a profile on the service is the
+// admin's (PUT /v1/profiles needs the admin key), so a table's own choices stay with the phone that made them.
+export const deviceProfiles = () => read(PROFILES, {});
+export function saveDeviceProfile(name, rules) {
+  write(PROFILES, { ...deviceProfiles(), [name]: rules });
 }
 
 export const lastPlayers = () => read(PLAYERS, null);

@@ -6,8 +6,8 @@
 import { $, h, svg, MELD_TYPES, SUIT_ZH, TILES, normalise } from "./dom.js";
 import { photoForSeat, resetScorer, seatReading, uploadBlob, useTableCalibration } from "./scorer.js";
 import { api, authFor, errorCode, errorText } from "./api.js";
-import { dropDraft, editKey, forgetTable, knownTables, lastPlayers, loadDraft, queued, rememberPlayers,
-         rememberTable, saveDraft, setQueued, storeKey } from "./device.js";
+import { deviceProfiles, dropDraft, editKey, forgetTable, knownTables, lastPlayers, loadDraft, queued,
+         rememberPlayers, rememberTable, saveDeviceProfile, saveDraft, setQueued, storeKey } from "./device.js";
 import { createStore } from "./store.js";
 import { tr } from "./i18n.js";
 import { qrcode } from "./vendor/qrcode-generator.mjs";
@@ -117,6 +117,7 @@ async function loadRules() {
     if (T.rules.presets.some((p) => p.name === keep)) $("t-preset").value = keep;
   }
   renderSwitches();
+  listProfiles(); // the example profiles come with the rules
 }
 
 const switchValue = (sw, el) => {
@@ -195,12 +196,22 @@ function rulesFromForm() {
 // ---------------------------------------------------------------------------------- saved house profiles
 
 async function listProfiles(select = null) {
+  // Three sources, the nearer winning on a name: the example regional profiles of GET /v1/rules, the house
+  // profiles saved on the service (GET /v1/profiles), and those saved on this phone.
   const r = await api("GET", "/v1/profiles");
-  if (!r.ok) { profileStatus(errorText(r), true); return; }
-  T.profiles = Object.fromEntries(r.data.profiles.map((p) => [p.name, p.rules]));
+  if (!r.ok) profileStatus(errorText(r), true);
+  const examples = Object.fromEntries(((T.rules && T.rules.profiles) || []).map((p) => [p.name, p.rules]));
+  const served = r.ok ? Object.fromEntries(r.data.profiles.map((p) => [p.name, p.rules])) : {};
+  const mine = deviceProfiles();
+  T.profiles = { ...examples, ...served, ...mine };
+  const label = (name) => {
+    const example = ((T.rules && T.rules.profiles) || []).find((p) => p.name === name);
+    if (name in mine) return `${name} · ${tr("本机", "this phone")}`;
+    return example && !(name in served) ? `${example.title_zh} ${example.title_en} · ${tr("示例", "example")}` : name;
+  };
   const keep = select ?? $("t-profile").value;
-  $("t-profile").replaceChildren(option("", "— none, choose below —"),
-                                 ...r.data.profiles.map((p) => option(p.name, p.name)));
+  $("t-profile").replaceChildren(option("", tr("— 无，下面自选 —", "— none, choose below —")),
+                                 ...Object.keys(T.profiles).map((name) => option(name, label(name))));
   $("t-profile").value = keep in T.profiles ? keep : "";
 }
 
@@ -247,12 +258,11 @@ function presetChanged() {
 
 async function saveProfile() {
   const name = $("t-profile-name").value.trim();
-  if (!name) { profileStatus("Give the house rules a name first.", true); return; }
+  if (!name) { profileStatus(tr("先给这套规则起个名字。", "Give the house rules a name first."), true); return; }
   const rules = rulesFromForm();
-  const r = await api("PUT", `/v1/profiles/${encodeURIComponent(name)}`, { rules });
-  if (!r.ok) { profileStatus(errorText(r), true); return; }
-  await listProfiles(r.data.name);
-  profileStatus(`Saved as “${r.data.name}”: ${rulesText(r.data.rules)}.`);
+  saveDeviceProfile(name, rules);
+  await listProfiles(name);
+  profileStatus(`${tr("已存在本机", "Saved on this phone as")} “${name}”: ${rulesText(rules)}.`);
 }
 
 async function startTable(ev) {

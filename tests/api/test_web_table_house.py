@@ -188,25 +188,30 @@ def test_a_saved_profile_fills_the_form_and_the_choice_can_be_saved(browser, ser
     page, problems = open_page(browser, width)
     if not has_rules_list(page, url):
         pytest.skip("the house-rules panel is drawn from GET /v1/rules, which this server does not have yet")
-    # A profile saved earlier (from another table or the command line), with a key the form has no input for.
+    # A profile saved earlier on the service (by its admin, or from the command line).
     club = {"preset": "liupanshui", "genzhuang": 4, "fan_table": "app"}
     assert page.request.put(f"{url}/v1/profiles/Club", data={"rules": club}, headers=ADMIN).status == 200
     page.goto(url + "/#table")
-    expect(page.locator("#t-profile option")).to_have_count(2)
+    # none, the service's "Club" and the example regional profiles GET /v1/rules lists
+    examples = page.request.get(f"{url}/v1/rules").json()["profiles"]
+    expect(page.locator("#t-profile option")).to_have_count(2 + len(examples))
     page.select_option("#t-profile", "Club")
     expect(page.locator("#t-preset")).to_have_value("liupanshui")
     expect(page.locator("#sw-genzhuang")).to_have_value("4")
     expect(page.locator("#sw-dealer_bonus")).to_be_checked()  # the preset's own value
-    expect(page.locator("#t-profile-extra")).to_contain_text('fan_table="app"')
+    expect(page.locator("#sw-fan_table")).to_have_value("app")  # every switch has its input, drawn from /v1/rules
+    expect(page.locator("#t-profile-extra")).to_be_hidden()
     expect(page.locator("#profile-status")).to_contain_text("Club")
 
     # Change one switch and save the choice under a new name.
     page.fill("#sw-dihu", "23")
     page.fill("#t-profile-name", "Saturday 周六")
     page.locator("#t-save-profile").click()
-    expect(page.locator("#profile-status")).to_contain_text("Saved as “Saturday 周六”")
-    saved = page.request.get(f"{url}/v1/profiles/Saturday 周六").json()["rules"]
+    # Saving on the service is the admin's: the page keeps the table's own choice on this phone.
+    expect(page.locator("#profile-status")).to_contain_text("“Saturday 周六”")
+    saved = page.evaluate("JSON.parse(localStorage.getItem('zhuoji.profiles'))['Saturday 周六']")
     assert saved == {**club, "dihu": 23}
+    assert page.request.get(f"{url}/v1/profiles/Saturday 周六").status == 404
     expect(page.locator("#t-profile")).to_have_value("Saturday 周六")
     screenshot(page, tmp_path, f"table-{width}-profile-saved.png")
 
@@ -224,7 +229,8 @@ def test_a_saved_profile_fills_the_form_and_the_choice_can_be_saved(browser, ser
     page.select_option("#t-preset", "gy-normal")
     expect(page.locator("#t-profile")).to_have_value("")
     expect(page.locator("#t-profile-extra")).to_be_hidden()
-    assert page.evaluate("rulesFromForm()") == "gy-normal"
+    expect(page.locator("#sw-genzhuang")).to_have_value("0")  # the switches back at the preset's values
+    expect(page.locator("#sw-fan_table")).not_to_have_value("app")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert problems.lines == []
     page.close()
