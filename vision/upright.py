@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import Classifier, crop_tiles, to_input
+from vision.classify import Classifier
 from vision.detections import Detections
 from vision.layout import Layout
 
@@ -90,17 +90,16 @@ def boxes_to_look_at(lay: Layout) -> list[int]:
     return tiles
 
 
-def facing_scores(classifier: Classifier, probe: UprightProbe, img: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
-    """(N, 2) where each box's glyph top points in the image (x right, y down), as log-odds: x = turn 1 against
-    turn 3 (a quarter turn counter-clockwise makes a tile whose top points right upright), y = turn 2 against
-    turn 0 (a half turn rights a tile whose top points down)."""
-    if len(xyxy) == 0:
+def facing_scores(classifier: Classifier, probe: UprightProbe, img: np.ndarray, dets: Detections,
+                  boxes: list[int]) -> np.ndarray:
+    """(len(boxes), 2) where each box's glyph top points in the image (x right, y down), as log-odds: x = turn 1
+    against turn 3 (a quarter turn counter-clockwise makes a tile whose top points right upright), y = turn 2
+    against turn 0 (a half turn rights a tile whose top points down). The features are those the crop classifier
+    gave when it named the tiles (:attr:`Detections.features`); only turns it did not look at are looked at now."""
+    if len(boxes) == 0:
         return np.zeros((0, 2), np.float32)
-    crops = crop_tiles(img, xyxy, classifier.size, classifier.margin)
-    batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
-    feats = classifier.session.run(["features"], {classifier.session.get_inputs()[0].name: to_input(batch)})[0]
-    score = feats.reshape(4, len(crops), -1).astype(np.float64) @ probe.weights  # (4, N)
-    return np.stack([score[1] - score[3], score[2] - score[0]], 1).astype(np.float32)
+    score = classifier.turn_features(img, dets, np.asarray(boxes)).astype(np.float64) @ probe.weights  # (N, 4)
+    return np.stack([score[:, 1] - score[:, 3], score[:, 2] - score[:, 0]], 1).astype(np.float32)
 
 
 def with_facing(dets: Detections, boxes: list[int], scores: np.ndarray) -> Detections:
@@ -118,4 +117,4 @@ def look_at_faces(classifier: Classifier, probe: UprightProbe, img: np.ndarray, 
     boxes = boxes_to_look_at(lay)
     if not boxes:
         return None
-    return with_facing(dets, boxes, facing_scores(classifier, probe, img, dets.xyxy[boxes]))
+    return with_facing(dets, boxes, facing_scores(classifier, probe, img, dets, boxes))
