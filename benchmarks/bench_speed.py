@@ -94,7 +94,7 @@ def stages(folder: Path, repeats: int) -> None:
                 detector.back_check(img, named)
             t["back check"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            lay = layout(named, mode="hand")
+            lay = layout(named)
             t["layout"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             read(named, lay, img)

@@ -30,7 +30,7 @@ import numpy as np
 
 from vision.classify import Classifier
 from vision.detections import Detections
-from vision.layout import Layout
+from vision.layout import Arrangement, Layout
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_UPRIGHT = ROOT / "models" / "zhuoji-upright.json"
@@ -75,10 +75,12 @@ def load_probe(classifier: Classifier | None, path: str | Path = DEFAULT_UPRIGHT
         return None
 
 
-def boxes_to_look_at(lay: Layout) -> list[int]:
+def boxes_to_look_at(lay: Arrangement | Layout) -> list[int]:
     """Box indices whose faces are worth a look: up to ``SAMPLE`` concealed tiles (the middle of the row, not
     its ends, where a tile set apart or a misplaced one sits) when the row runs more vertically than
-    horizontally (or near the diagonal); none for a row across the photo, or when there is a river."""
+    horizontally (or near the diagonal); none for a row across the photo, or when there is a river. An
+    arrangement (``vision.layout.arrange``) says as much as its layout: which way the rows point does not matter
+    here."""
     if not lay.concealed or lay.river:  # the river beyond the hand tells the player's side better
         return []
     if abs(math.sin(math.radians(lay.angle))) < math.sin(STEEP):
@@ -111,7 +113,7 @@ def with_facing(dets: Detections, boxes: list[int], scores: np.ndarray) -> Detec
 
 
 def look_at_faces(classifier: Classifier, probe: UprightProbe, img: np.ndarray, dets: Detections,
-                  lay: Layout) -> Detections | None:
+                  lay: Arrangement | Layout) -> Detections | None:
     """``dets`` with the facing of the boxes :func:`boxes_to_look_at` picks from ``lay``, or None when it picks
     none (the layout stands as it is)."""
     boxes = boxes_to_look_at(lay)

@@ -12,7 +12,7 @@ import pytest
 
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
 from vision.detections import Detections
-from vision.layout import layout
+from vision.layout import arrange, build, layout
 from vision.training.layout_synth import facing_evidence, generate
 from vision.upright import (
     SAMPLE,
@@ -49,6 +49,20 @@ def test_a_vertical_hand_is_read_from_the_player_left_when_its_faces_say_so(angl
         assert lay.confidence["orientation"] == 0.9
         right += [t.box for t in lay.concealed] == scene.truth.concealed
     assert right >= 11  # grouping itself may miss a scene; the direction never
+
+
+def test_one_arrangement_is_built_with_the_faces_evidence_as_a_second_layout_would_be() -> None:
+    """The pipeline groups a photo once (``arrange``) and orients it once the faces are looked at (``build``): the
+    same layout as laying the photo out again with the evidence, and the arrangement is not changed by a build."""
+    for seed in range(6):
+        scene = vertical_scene(seed, 90.0 if seed % 2 else -90.0)
+        arranged = arrange(scene.dets)
+        looked = boxes_to_look_at(arranged)
+        assert looked == boxes_to_look_at(layout(scene.dets))
+        for facing in (true_facing(scene, looked), -true_facing(scene, looked)):
+            faced = with_facing(scene.dets, looked, facing)
+            assert build(arranged, faced.facing).to_json() == layout(faced).to_json()
+        assert build(arranged).to_json() == layout(scene.dets).to_json()
 
 
 def test_faces_pointing_the_other_way_turn_the_row_round() -> None:
