@@ -17,6 +17,7 @@ from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.classify import (
     CROP_SIZE,
     DEFAULT_CLASSIFIER,
+    TURN_LOOKS,
     Classifier,
     combine,
     crop_tiles,
@@ -190,8 +191,8 @@ def test_a_doubtfully_named_tile_is_looked_at_again_turned(monkeypatch: pytest.M
     clf = Classifier(DEFAULT_CLASSIFIER)
     monkeypatch.setattr(clf, "looks", _looks(looks))
     out = clf(np.zeros((100, 100, 3), np.uint8), dets)
-    assert calls == [(2, (0,)), (1, (1, 2, 3))]  # only the doubtful second box is looked at turned
-    assert out.names == ["7m", "5m"]  # three turned looks sure of 5m outweigh one torn look
+    assert calls == [(2, (0,)), (1, TURN_LOOKS)]  # only the doubtful second box is looked at turned
+    assert out.names == ["7m", "5m"]  # a turned look sure of 5m outweighs one torn look
     calls.clear()
     assert clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0).names == ["7m", "7m"]
     assert calls == [(2, (0,))]
@@ -219,7 +220,7 @@ def test_a_doubtful_strip_is_looked_at_stretched_and_keeps_the_look_when_surer(m
     clf = Classifier(DEFAULT_CLASSIFIER)
     monkeypatch.setattr(clf, "looks", _looks(looks))
     out = clf(np.zeros((120, 100, 3), np.uint8), dets)
-    assert calls == [(3, (0,), None), (3, (1, 2, 3), None), (2, (0,), 0.75)]  # only the strips, stretched
+    assert calls == [(3, (0,), None), (3, TURN_LOOKS, None), (2, (0,), 0.75)]  # only the strips, stretched
     assert out.names == ["2m", "3m", "3m"]
     assert out.top3_prob[0, 0] > out.top3_prob[2, 0]
     calls.clear()
@@ -250,9 +251,9 @@ def test_the_shipped_classifier_looks_at_turned_crops_in_one_batch() -> None:
 
 
 def test_the_features_of_every_look_travel_with_the_detections() -> None:
-    """One run gives names and features: turn 0 of every looked-at box, turns 1–3 of those looked at turned, NaN
-    elsewhere (a box too weak to look at); the same numbers a fresh look gives, so calibration and facing reuse
-    them."""
+    """One run gives names and features: turn 0 of every looked-at box, the turns of ``TURN_LOOKS`` of those looked
+    at turned, NaN elsewhere (other turns, a box too weak to look at); the same numbers a fresh look gives, so
+    calibration and facing reuse them."""
     if not DEFAULT_CLASSIFIER.is_file():
         pytest.skip("no shipped crop classifier")
     clf = Classifier(DEFAULT_CLASSIFIER)
@@ -260,10 +261,12 @@ def test_the_features_of_every_look_travel_with_the_detections() -> None:
     dets = _dets([[0, 1, 2]] * 3, [[0.9, 0.05, 0.05]] * 3)
     dets.xyxy[:] = [[10, 10, 60, 80], [100, 100, 150, 170], [30, 40, 90, 90]]
     dets.confidence[2] = 0.01  # hardly a tile: not looked at
-    out = clf(img, dets, turn_below=1.01)  # every looked-at box is doubtful: all four turns
+    out = clf(img, dets, turn_below=1.01)  # every looked-at box is doubtful: turned looks too
     assert out.features is not None and out.features.shape == (3, 4, 256)
-    _, fresh = clf.looks(img, dets.xyxy[:2], (0, 1, 2, 3))
-    np.testing.assert_allclose(out.features[:2], fresh.transpose(1, 0, 2), rtol=1e-4, atol=1e-4)
+    looked = [0, *TURN_LOOKS]
+    _, fresh = clf.looks(img, dets.xyxy[:2], tuple(looked))
+    np.testing.assert_allclose(out.features[:2, looked], fresh.transpose(1, 0, 2), rtol=1e-4, atol=1e-4)
+    assert np.isnan(np.delete(out.features[:2], looked, axis=1)).all()
     assert np.isnan(out.features[2]).all()
     once = clf(img, dets, turn_below=0.0)  # no box doubtful: turn 0 only
     assert np.isfinite(once.features[:2, 0]).all() and np.isnan(once.features[:2, 1:]).all()
