@@ -33,12 +33,12 @@ CROP_SIZE = 64
 CROP_MARGIN = 0.08  # share of a box's width/height added on each side: the tile's edge is part of its look
 MIN_CONFIDENCE = 0.1  # boxes below this are hardly tiles: not worth a second look (mAP scoring keeps ~300)
 DETECTOR_WEIGHT = 0.3  # exponent of the detector's scores in the combined score; the classifier's is 1 - this
-# A box whose combined name is less probable than this gets one more look, its crop turned by 180° (the classifier
-# was trained on every turn; on synthetic scenes 0° + 180° gave nearly all that 90°, 180° and 270° gave, +0.003 mAP50
-# on seed 0). The three turned looks it replaced cost a third of a catalogue photo's crop time and changed neither
-# real figure: real test mAP50 0.9906 with three, 0.9910 with one; real hands 24/25 both (speed-crops-once.md).
+# A box whose combined name is less probable than this gets three more looks, its crop turned by 90°, 180° and 270°
+# (the classifier was trained on every turn): synthetic mAP50 +0.003 to +0.004 for a few boxes a photo. 180° alone
+# kept the real figures (real test mAP50 0.9910, real hands 24/25) but named fewer tiles of an unseen set (tinted
+# tiles without calibration 0.964 → 0.953, benchmarks/bench_calibration.py; docs/experiments/speed-crops-once.md).
 TURN_BELOW = 0.9
-TURN_LOOKS = (2,)  # the quarter turns of those looks
+TURN_LOOKS = (1, 2, 3)  # the quarter turns of those looks
 # A box still in doubt after those looks and much wider than tall (height under this share of its width: more than
 # a turned tile's 4:3) is most likely an upright face seen at a grazing angle, squashed into a strip; one more look
 # with its crop stretched back to an upright tile's shape (UPRIGHT_ASPECT, width / height) is kept when it makes
@@ -152,8 +152,8 @@ class Classifier:
         probability of its name, so that a tile surely found but doubtfully named ranks below one sure on both
         counts, and a sure tile the detector could not name ranks by what the second look makes of it. A box whose
         combined name is still less probable than ``turn_below`` is looked at again, its crop turned
-        (``TURN_LOOKS``: by 180°), and the classifier's part is the geometric mean of the looks. A box still in
-        doubt whose height is under ``strip_ratio`` of its width (a face squashed into a strip) gets one look more,
+        (``TURN_LOOKS``: by 90°, 180° and 270°), and the classifier's part is the geometric mean of the looks. A box
+        still in doubt whose height is under ``strip_ratio`` of its width (a face squashed into a strip) gets one look more,
         stretched to an upright tile's shape, and keeps it (with the first look) when its name comes out surer.
         ``deadline`` is checked before each batch (:mod:`vision.deadline`)."""
         tile = tileness(dets)
