@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -44,13 +45,18 @@ PEER = ("import sys\nfrom mahjong_detector import detect_tiles\n"
         "for p in sys.argv[1:]:\n    print(p, ' '.join(detect_tiles(p)))\n")
 
 
-def run_process(cmd: list[str], root: Path = ROOT) -> float:
+def run_process(cmd: list[str], root: Path = ROOT) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, all threads) of one process: on a shared machine the wall time
+    swings with the others' load, the CPU time much less."""
     env = dict(os.environ, PYTHONPATH=str(root)) if root != ROOT else None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:3])} ... failed: {out.stderr.strip()[-400:]}")
-    return time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def process(folder: Path, rounds: int, before: Path | None = None) -> None:
@@ -62,15 +68,20 @@ def process(folder: Path, rounds: int, before: Path | None = None) -> None:
         runs["before"] = ([sys.executable, "-c", "import sys; from api.cli import main; sys.exit(main())", "detect",
                            "--json", *photos], before)
     times: dict[str, list[float]] = {k: [] for k in runs}
+    cpu: dict[str, list[float]] = {k: [] for k in runs}
     order = list(runs)
     for r in range(rounds):  # alternate, the first of each round turning, so that all see the same load
         for k in order[r % len(order):] + order[:r % len(order)]:
-            times[k].append(run_process(*runs[k]))
+            wall, used = run_process(*runs[k])
+            times[k].append(wall)
+            cpu[k].append(used)
     med = {k: statistics.median(v) for k, v in times.items()}
     o, p = med["ours"], med["peer"]
     extra = f" {med['before']:.2f} s | {med['before'] / p:.2f} |" if before is not None else ""
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     print(f"| {folder.name} ({len(photos)} photos) | {o:.2f} s | {p:.2f} s | {o / p:.2f} |{extra} "
-          f"{' / '.join(' '.join(f'{t:.2f}' for t in times[k]) for k in runs)} |")
+          f"{' / '.join(' '.join(f'{t:.2f}' for t in times[k]) for k in runs)} | "
+          + " / ".join(f"{cpu_med[k]:.2f}" for k in runs) + " |")
 
 
 def looks(folder: Path, repeats: int) -> None:
@@ -287,9 +298,10 @@ def main() -> int:
     if "process" not in skip:
         print("\n## Whole process (start-up + decode + detect), ours `zhuoji detect --json` vs mahjong-detector\n")
         before = " before (median) | before / peer |" if args.before else ""
-        print(f"| photos | ours (median) | mahjong-detector (median) | ours / peer |{before} runs ours / peer"
-              f"{' / before' if args.before else ''} |")
-        print("| --- " * (7 if args.before else 5) + "|")
+        runs = f"ours / peer{' / before' if args.before else ''}"
+        print(f"| photos | ours (median) | mahjong-detector (median) | ours / peer |{before} runs {runs} | "
+              f"CPU s (median) {runs} |")
+        print("| --- " * (8 if args.before else 6) + "|")
         for sub in ("mixed", "phone", "catalogue", "frames"):
             process(args.inputs / sub, args.rounds, args.before)
     if "looks" not in skip:
