@@ -4,8 +4,10 @@
 from nearest-neighbour vectors (doubled-angle histogram, mod 180°), or the direction across it if more tiles chain
 up that way; ``geometry`` puts the box centres in the row frame (u along the row, v across it) with the local tile
 width and depth (perspective makes far tiles smaller) and spots sideways (turned) tiles. ``tile_pieces`` finds
-the weaker of two boxes that are pieces of one tile (a face split by a gap, boxed in two parts). No pixel constant
-appears: every length is measured in the local tile size, estimated from the boxes themselves."""
+the weaker of two boxes that are pieces of one tile (a face split by a gap, boxed in two parts). ``tile_chains``
+links touching tiles along the row (the frame is chosen by which direction chains up more tiles, and grouping
+starts from its chains). No pixel constant appears: every length is measured in the local tile size, estimated
+from the boxes themselves."""
 
 from __future__ import annotations
 
