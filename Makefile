@@ -73,6 +73,6 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_detector.py
 	$(BIN)/python benchmarks/bench_classifier.py
 	$(BIN)/python benchmarks/bench_real_hands.py
-	$(BIN)/python benchmarks/bench_tables.py
+	$(BIN)/python -m benchmarks.bench_tables
 
 .PHONY: run demo test test-fast bench chromium postgresql nginx fonts fonts-more

@@ -8,7 +8,6 @@ also in the right order (needs a river or perspective to tell the player's side)
 ``+complete`` the hand (concealed MPSZ + melds) read exactly with each box's top-1 class, with the copy and
 meld constraints, and with a complete 14-tile hand preferred too (the default); ``ms`` wall time of layout +
 read per photo (median, p95) and its CPU time (median, p95; the wall time includes waits for a busy CPU).
-The ``table`` row runs four-seat photos (N/4 of them) and counts seats.
 
 Rows for what people lay down (``CASES``; each on a laid-out hand photographed at a slant: jitter, perspective,
 bent rows, uneven gaps): ``laid`` with nothing pinned; ``turned`` every open meld (one to three) with one tile
@@ -38,13 +37,12 @@ from typing import Any
 
 import numpy as np
 
-from vision.layout import layout
+from vision.layout import arrange, build
 from vision.reading import read
 from vision.training.layout_synth import (
     NOISE_KINDS,
     facing_evidence,
     generate,
-    generate_table,
     layout_mismatches,
     reading_mismatches,
 )
@@ -103,11 +101,11 @@ def run_kind(noise: tuple[str, ...], n: int, seed: int, pins: Any = None, faces:
         scene = generate(np.random.default_rng(s), noise, **pinned)
         dets = scene.dets
         w0, c0 = time.perf_counter(), time.process_time()
-        lay = layout(dets)
-        looked = boxes_to_look_at(lay) if faces else []
+        arranged = arrange(dets)
+        looked = boxes_to_look_at(arranged) if faces else []
         if looked:  # as pipeline.photo.read_photo does, with the classifier's look drawn
             dets = with_facing(dets, looked, facing_evidence(np.random.default_rng([s, 2]), scene.truth, looked))
-            lay = layout(dets)
+        lay = build(arranged, dets.facing)
         reading = read(dets, lay)
         tally.wall.append(time.perf_counter() - w0)
         tally.cpu.append(time.process_time() - c0)
@@ -123,32 +121,13 @@ def run_kind(noise: tuple[str, ...], n: int, seed: int, pins: Any = None, faces:
     return tally
 
 
-def run_table(n: int, seed: int) -> Tally:
-    tally = Tally()
-    for s in range(seed, seed + n):
-        table = generate_table(np.random.default_rng(s))
-        w0, c0 = time.perf_counter(), time.process_time()
-        lays = layout(table.dets, mode="table")
-        readings = [read(table.dets, lay) for lay in lays]
-        tally.wall.append(time.perf_counter() - w0)
-        tally.cpu.append(time.process_time() - c0)
-        tally.boxes += len(table.dets)
-        for truth, lay, reading in zip(table.seats, lays, readings, strict=True):
-            tags = layout_mismatches(truth, lay)
-            tally.n += 1
-            tally.group += not [t for t in tags if t != "order"]
-            tally.order += not tags
-            tally.hand["+complete"] += not reading_mismatches(truth, reading)
-    return tally
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="layouts per noise kind (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     parser.add_argument("--faces", choices=["on", "off"], default="on",
                         help="the faces' evidence for rows up or down the photo (default on)")
-    parser.add_argument("--kinds", default=",".join([*KINDS, "table", *CASES]), help="comma-separated rows to run")
+    parser.add_argument("--kinds", default=",".join([*KINDS, *CASES]), help="comma-separated rows to run")
     args = parser.parse_args()
     header = (f"{'noise':<12}{'N':>6}{'boxes':>7}{'group':>8}{'order':>8}{'top-1':>8}{'rules':>8}{'+complete':>10}"
               f"{'ms med':>8}{'ms p95':>8}{'cpu med':>9}{'cpu p95':>9}")
@@ -156,21 +135,15 @@ def main() -> None:
     print("-" * len(header))
     by_size: list[tuple[int, float]] = []
     for kind in args.kinds.split(","):
-        if kind == "table":
-            t = run_table(max(args.n // 4, 1), args.seed)
-            per_photo = len(t.wall)
-        elif kind in KINDS:
+        if kind in KINDS:
             t = run_kind(KINDS[kind], args.n, args.seed, faces=args.faces == "on")
-            per_photo = t.n
         elif kind in CASES:
             t = run_kind(CASES[kind][0], args.n, args.seed, CASES[kind][1], faces=args.faces == "on")
-            per_photo = t.n
         else:
-            raise SystemExit(f"unknown row {kind!r}; use any of {', '.join([*KINDS, 'table', *CASES])}")
+            raise SystemExit(f"unknown row {kind!r}; use any of {', '.join([*KINDS, *CASES])}")
         wall, cpu = np.array(t.wall) * 1e3, np.array(t.cpu) * 1e3
-        top1 = f"{t.hand['top-1'] / t.n:8.3f}" if kind != "table" else f"{'-':>8}"
-        rules = f"{t.hand['rules'] / t.n:8.3f}" if kind != "table" else f"{'-':>8}"
-        print(f"{kind:<12}{t.n:>6}{t.boxes / per_photo:>7.1f}{t.group / t.n:>8.3f}{t.order / t.n:>8.3f}{top1}{rules}"
+        print(f"{kind:<12}{t.n:>6}{t.boxes / t.n:>7.1f}{t.group / t.n:>8.3f}{t.order / t.n:>8.3f}"
+              f"{t.hand['top-1'] / t.n:8.3f}{t.hand['rules'] / t.n:8.3f}"
               f"{t.hand['+complete'] / t.n:>10.3f}{np.median(wall):>8.2f}{np.percentile(wall, 95):>8.2f}"
               f"{np.median(cpu):>9.2f}{np.percentile(cpu, 95):>9.2f}", flush=True)
         by_size += list(zip(t.sizes, t.cpu, strict=False))

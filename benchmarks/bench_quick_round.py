@@ -1,6 +1,6 @@
 """Taps and seconds to record a quick round on the table page, in headless Chromium at 375 px (a phone).
 
-    python benchmarks/bench_quick_round.py [--rounds 5] [--real-model] [--json]
+    python -m benchmarks.bench_quick_round [--rounds 5] [--real-model] [--json]
 
 A quick round (issue 52): the winner's tiles by photo, the 翻鸡 (flipped tile) chosen, each of the three others
 by one tap (叫 ready / 不叫 not ready), saved. Every click, file choice and dropdown choice counts as a tap (a
@@ -22,12 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from api.service.app import create_app
+from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, model_path
+from tests.api.web_support import PHONE, ServerThread, launch_browser, sync_api
 
-from api.service.app import create_app  # noqa: E402
-from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, model_path  # noqa: E402
-from tests.api.web_support import PHONE, ServerThread, launch_browser, sync_api  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 GOAL_TAPS = 10
 

@@ -7,7 +7,7 @@
 Tiles are named by the detector and the crop classifier's second look together (``vision/classify.py``), as in
 ``zhuoji read``, unless ``--classifier none``.
 
-Each photo is detected once, laid out once (``layout(dets, mode="hand")``) and read three ways: ``top-1`` every
+Each photo is detected once, laid out once (``layout(dets)``) and read three ways: ``top-1`` every
 box as the detector's best tile (``use_constraints=False``), ``rules`` with the copy and meld constraints
 (``prefer_complete=False``), ``+complete`` with a complete 14-tile hand preferred too (the default).
 
@@ -202,7 +202,7 @@ def run_photo(exp: Expected, model_path: str | Path | None = None, turned: bool 
     t0 = time.perf_counter()
     dets = detector(image, turned=turned)
     t1 = time.perf_counter()
-    lay = layout(dets, mode="hand")
+    lay = layout(dets)
     default = read(dets, lay, image, foreign_p=foreign_p)
     t2 = time.perf_counter()
     result = PhotoResult(exp, len(dets), (t1 - t0) * 1e3, (t2 - t1) * 1e3)

@@ -3,12 +3,15 @@
     python benchmarks/make_inputs.py                 # once: builds benchmarks/inputs/ (about 15 s)
     python benchmarks/bench_speed.py [--inputs benchmarks/inputs] [--rounds 3] [--skip process,stages,service,live]
 
-Four parts, all on the inputs ``make_inputs.py`` writes:
+Parts, all on the inputs ``make_inputs.py`` writes:
 
 * ``process``: the whole process, start-up and decoding included, over a folder of photos: ``zhuoji detect --json
   FOLDER/*.jpg`` against one Python process calling mahjong-detector's ``detect_tiles`` on each file (what its
   own command line does per photo). Ours and the peer alternate, ``--rounds`` times each; the medians and their
-  ratio. On ``mixed/`` (25 photos of 0.4–12 MP) and each of the other photo folders.
+  ratio. On ``mixed/`` (25 photos of 0.4–12 MP) and each of the other photo folders. ``--before DIR``: another
+  checkout's ``zhuoji detect`` in the same rounds (the code before a change, in the same load).
+* ``looks``: where a photo's time goes: the detector's passes and the crop classifier's crops (first look, turned
+  looks, stretched look), each with its ms.
 * ``stages``: per photo, median ms of each stage run the way the detector runs them: decode (``load_image``, at
   reduced size where the detector would ask for it), detect (the network's passes and the boxes, ``closer=False``),
   classify (the crop classifier), back check, layout, reading; and the whole ``Detector`` call and
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,26 +45,94 @@ PEER = ("import sys\nfrom mahjong_detector import detect_tiles\n"
         "for p in sys.argv[1:]:\n    print(p, ' '.join(detect_tiles(p)))\n")
 
 
-def run_process(cmd: list[str]) -> float:
+def run_process(cmd: list[str], root: Path = ROOT) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, all threads) of one process: on a shared machine the wall time
+    swings with the others' load, the CPU time much less."""
+    env = dict(os.environ, PYTHONPATH=str(root)) if root != ROOT else None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:3])} ... failed: {out.stderr.strip()[-400:]}")
-    return time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def process(folder: Path, rounds: int) -> None:
+def process(folder: Path, rounds: int, before: Path | None = None) -> None:
     photos = [str(p) for p in sorted(folder.glob("*.jpg"))]
     ours_cmd = [str(Path(sys.executable).parent / "zhuoji"), "detect", "--json", *photos]
-    peer_cmd = [sys.executable, "-c", PEER, *photos]
-    ours, peer = [], []
-    for r in range(rounds):  # alternate, the first of each pair swapping, so both see the same load
-        pair = [(ours, ours_cmd), (peer, peer_cmd)]
-        for times, cmd in pair if r % 2 == 0 else pair[::-1]:
-            times.append(run_process(cmd))
-    o, p = statistics.median(ours), statistics.median(peer)
-    print(f"| {folder.name} ({len(photos)} photos) | {o:.2f} s | {p:.2f} s | {o / p:.2f} | "
-          f"{' '.join(f'{t:.2f}' for t in ours)} / {' '.join(f'{t:.2f}' for t in peer)} |")
+    runs: dict[str, tuple[list[str], Path]] = {"ours": (ours_cmd, ROOT),
+                                               "peer": ([sys.executable, "-c", PEER, *photos], ROOT)}
+    if before is not None:  # another checkout's zhuoji detect, on the same photos (its own code first on the path)
+        runs["before"] = ([sys.executable, "-c", "import sys; from api.cli import main; sys.exit(main())", "detect",
+                           "--json", *photos], before)
+    times: dict[str, list[float]] = {k: [] for k in runs}
+    cpu: dict[str, list[float]] = {k: [] for k in runs}
+    order = list(runs)
+    for r in range(rounds):  # alternate, the first of each round turning, so that all see the same load
+        for k in order[r % len(order):] + order[:r % len(order)]:
+            wall, used = run_process(*runs[k])
+            times[k].append(wall)
+            cpu[k].append(used)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    o, p = med["ours"], med["peer"]
+    extra = f" {med['before']:.2f} s | {med['before'] / p:.2f} |" if before is not None else ""
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
+    print(f"| {folder.name} ({len(photos)} photos) | {o:.2f} s | {p:.2f} s | {o / p:.2f} |{extra} "
+          f"{' / '.join(' '.join(f'{t:.2f}' for t in times[k]) for k in runs)} | "
+          + " / ".join(f"{cpu_med[k]:.2f}" for k in runs) + " |")
+
+
+def looks(folder: Path, repeats: int) -> None:
+    """Per photo (warm, the photo decoded as the detector asks): decode ms, the detector's passes and their ms, the
+    crop classifier's crops and ms for its first look, its turned looks and its stretched look, the rest of
+    ``Detector()`` and all of it: where a photo's time goes."""
+    from collections import defaultdict
+
+    from pipeline.settings import Settings, open_detector
+    from vision.images import load_image_reduced
+
+    detector = open_detector(Settings.from_env())
+    classifier, acc = detector.classifier, defaultdict(float)
+    if classifier is None:
+        raise SystemExit("part looks: no crop classifier")
+    look, raw = classifier.looks, detector.raw
+
+    def counted(img, xyxy, turns=(0,), aspect=None):
+        key = "stretched" if aspect else "first" if turns == (0,) else "turned"
+        acc[key] += len(xyxy) * len(turns)
+        t = time.perf_counter()
+        out = look(img, xyxy, turns, aspect)
+        acc[key + " ms"] += 1000 * (time.perf_counter() - t)
+        return out
+
+    def passes(canvas):
+        t = time.perf_counter()
+        out = raw(canvas)
+        acc["passes"] += 1
+        acc["passes ms"] += 1000 * (time.perf_counter() - t)
+        return out
+
+    classifier.looks, detector.raw = counted, passes  # instance attributes: the process's detector only
+    photos = sorted(folder.glob("*.jpg"))
+    detector(str(photos[0]))  # warm
+    acc.clear()
+    decode = whole = 0.0
+    for _ in range(repeats):
+        for path in photos:
+            data = path.read_bytes()
+            t0 = time.perf_counter()
+            img = load_image_reduced(data, detector.min_side)[0]
+            t1 = time.perf_counter()
+            detector(img)
+            decode, whole = decode + t1 - t0, whole + time.perf_counter() - t1
+    n = repeats * len(photos)
+    per = {k: v / n for k, v in acc.items()}
+    rest = 1000 * whole / n - sum(v for k, v in per.items() if k.endswith(" ms"))
+    print(f"| {folder.name} | {1000 * decode / n:.0f} | {per.get('passes', 0):.1f} → {per.get('passes ms', 0):.0f} | "
+          + " | ".join(f"{per.get(k, 0):.0f} → {per.get(k + ' ms', 0):.0f}" for k in ("first", "turned", "stretched"))
+          + f" | {rest:.0f} | {1000 * whole / n:.0f} |")
 
 
 def stages(folder: Path, repeats: int) -> None:
@@ -94,7 +166,7 @@ def stages(folder: Path, repeats: int) -> None:
                 detector.back_check(img, named)
             t["back check"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            lay = layout(named, mode="hand")
+            lay = layout(named)
             t["layout"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             read(named, lay, img)
@@ -214,8 +286,10 @@ def main() -> int:
     ap.add_argument("--inputs", type=Path, default=ROOT / "benchmarks" / "inputs")
     ap.add_argument("--rounds", type=int, default=3, help="whole-process runs of each pipeline (median)")
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per photo in the stage and service parts")
-    ap.add_argument("--skip", default="", help="comma-separated parts to skip: process, stages, service, live, "
-                                               "accuracy, sessions")
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip: process, looks, stages, service, "
+                                               "live, accuracy, sessions")
+    ap.add_argument("--before", type=Path, help="part process: also time this checkout's zhuoji detect (e.g. a "
+                                                "`git archive` of main unpacked beside ../shared)")
     args = ap.parse_args()
     if not (args.inputs / "mixed").is_dir():
         ap.error(f"{args.inputs}: no inputs there (run benchmarks/make_inputs.py first)")
@@ -223,10 +297,20 @@ def main() -> int:
     print(f"# Speed benchmark ({os.cpu_count()} cores)")
     if "process" not in skip:
         print("\n## Whole process (start-up + decode + detect), ours `zhuoji detect --json` vs mahjong-detector\n")
-        print("| photos | ours (median) | mahjong-detector (median) | ours / peer | runs ours / peer |")
-        print("| --- | --- | --- | --- | --- |")
+        before = " before (median) | before / peer |" if args.before else ""
+        runs = f"ours / peer{' / before' if args.before else ''}"
+        print(f"| photos | ours (median) | mahjong-detector (median) | ours / peer |{before} runs {runs} | "
+              f"CPU s (median) {runs} |")
+        print("| --- " * (8 if args.before else 6) + "|")
         for sub in ("mixed", "phone", "catalogue", "frames"):
-            process(args.inputs / sub, args.rounds)
+            process(args.inputs / sub, args.rounds, args.before)
+    if "looks" not in skip:
+        print("\n## Where a photo's time goes, ms per photo (warm)\n")
+        print("| photos | decode | detector passes → ms | first look: crops → ms | turned looks: crops → ms | "
+              "stretched look: crops → ms | the rest | Detector() |")
+        print("| --- " * 8 + "|")
+        for sub in ("catalogue", "phone", "frames"):
+            looks(args.inputs / sub, args.repeats)
     if "stages" not in skip:
         print("\n## Per stage, median ms per photo\n")
         print("| photos | decode | detect | classify | back check | layout | reading | Detector() | "

@@ -1,6 +1,6 @@
 """Speed of the table store (tables/) on a SQLite file and on PostgreSQL.
 
-    python benchmarks/bench_tables.py [--rounds N] [--replay N] [--postgres URL]
+    python -m benchmarks.bench_tables [--rounds N] [--replay N] [--postgres URL]
 
 Per backend: (1) a table of 16 rounds created, then read back (table and rounds), end to end through
 ``TableStore``; (2) rounds/s: N rounds appended one transaction each (each settles one hand through

@@ -1,6 +1,6 @@
 """The detector on the views people photograph, in tile styles held out of training, and on the real test split.
 
-    python benchmarks/bench_views.py --set DIR [--model models/zhuoji-tiles-int8.onnx] [--classifier PATH|none]
+    python benchmarks/bench_views.py [--set DIR] [--model models/zhuoji-tiles-int8.onnx] [--classifier PATH|none]
                                      [--back-check PATH|none] [--no-real] [--limit N] [--misses OUT]
 
 (b) DIR is a benchmark set of ``datasets/views.py`` (``--split val --styles held-out``: every scene in
@@ -19,6 +19,7 @@ DIR/images/val, named ``<view>_<NNNNNN>.jpg``, face boxes, difficult words in DI
   ``truth>read``), for a person to see what the scenes or the model lack (the hard-example loop).
 
 (a) The real test split's mAP50 over 27 classes, scored as ``benchmarks/bench_detector.py`` scores it (its code).
+Without ``--set``, (a) alone: it needs only ``../shared/datasets/rf-chinese-mahjong-v4``.
 """
 
 from __future__ import annotations
@@ -127,32 +128,11 @@ def score(pipeline: Cached, ranked: Cached, images: list[Path], labels: Path, ha
             evaluate(ranked, images, labels, desc=f"{desc}, ranked", difficult_dir=hard))
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", type=Path, required=True, help="a benchmark set written by datasets/views.py")
-    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    ap.add_argument("--classifier", default="default", help="crop classifier ONNX, or 'none'")
-    ap.add_argument("--back-check", default="default", help="back-check ONNX, or 'none'")
-    ap.add_argument("--no-real", action="store_true", help="skip (a), the real test split")
-    ap.add_argument("--limit", type=int, help="only the first N scenes of each view")
-    ap.add_argument("--misses", type=Path, help="write contact sheets of the missed and misnamed tiles here")
-    args = ap.parse_args()
-    images_dir, labels, hard = (args.set / d / "val" for d in ("images", "labels", "difficult"))
-    if not labels.is_dir():
-        ap.error(f"--set {args.set}: no labels/val/ folder (a set written by datasets/views.py --split val)")
-    build = json.loads((args.set / "build.json").read_text()) if (args.set / "build.json").exists() else {}
-    detector = Detector(args.model, classifier=None if args.classifier == "none" else args.classifier,
-                        back_check=None if args.back_check == "none" else args.back_check)
-    title = args.model.name + "".join(f" + {what} {part.model_path.name}" for what, part in
-                                      (("crop classifier", detector.classifier), ("back check", detector.back_check))
-                                      if part is not None)
-    print(f"# Views benchmark — {title}\n\nset: {args.set}")
-    if build.get("command"):
-        print(f"made with: `{build['command']}`\nstyles: {', '.join(build.get('styles', []))}")
-
-    pipeline = Cached(lambda p: detector(p))  # as the CLI and the service run it (confidence 0.25)
-    ranked = ours_predictor(detector)  # every box down to confidence 0.001, for the mAP
-    by_view = {v: sorted(images_dir.glob(f"{v}_*.jpg"))[: args.limit] for v in VIEW_ORDER}
+def rendered(folder: Path, build: dict, pipeline: Cached, ranked: Cached, limit: int | None,
+             misses_dir: Path | None) -> None:
+    """(b): the rendered scenes of the set in ``folder``, by view and by style."""
+    images_dir, labels, hard = (folder / d / "val" for d in ("images", "labels", "difficult"))
+    by_view = {v: sorted(images_dir.glob(f"{v}_*.jpg"))[: limit] for v in VIEW_ORDER}
     rows = ["| view | scenes | tiles | tile accuracy | precision | mAP50 (27) | mAP50 (27 + back) | finding AP50 "
             "| tile accuracy, 95% interval |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -171,11 +151,11 @@ def main() -> int:
         rows.append(f"| {VIEW_NAMES[view]} | {len(images)} | {n} | {acc:.3f} | {prec:.3f} | {allc.map50(SUITED):.3f} "
                     f"| {allc.map50([*SUITED, BACK]):.3f} | {found:.3f} | {low:.3f}–{high:.3f} |")
         notes.append(f"- {VIEW_NAMES[view]}: {misses(conf)}")
-        if args.misses:
+        if misses_dir:
             sheet = miss_sheet(pipeline, images, labels, hard)
             if sheet is not None:
-                args.misses.mkdir(parents=True, exist_ok=True)
-                cv2.imwrite(str(args.misses / f"{view}.png"), sheet)
+                misses_dir.mkdir(parents=True, exist_ok=True)
+                cv2.imwrite(str(misses_dir / f"{view}.png"), sheet)
     conf, allc = score(pipeline, ranked, everything, labels, hard, "all")
     acc, prec, n = conf.tile_accuracy()
     low, high = accuracy_interval(np.concatenate(counts))
@@ -200,6 +180,38 @@ def main() -> int:
                 out = "yes" if style in build.get("held_out", []) else "no"
                 print(f"| {style} | {out} | {len(imgs)} | {k} | {a:.3f} | {pr:.3f} |")
 
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", type=Path, help="a benchmark set written by datasets/views.py (without it: (a) only, the real test split)")
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    ap.add_argument("--classifier", default="default", help="crop classifier ONNX, or 'none'")
+    ap.add_argument("--back-check", default="default", help="back-check ONNX, or 'none'")
+    ap.add_argument("--no-real", action="store_true", help="skip (a), the real test split")
+    ap.add_argument("--limit", type=int, help="only the first N scenes of each view")
+    ap.add_argument("--misses", type=Path, help="write contact sheets of the missed and misnamed tiles here")
+    args = ap.parse_args()
+    if args.set is None and args.no_real:
+        ap.error("--no-real without --set leaves nothing to measure")
+    build = {}
+    if args.set is not None:
+        if not (args.set / "labels" / "val").is_dir():
+            ap.error(f"--set {args.set}: no labels/val/ folder (a set written by datasets/views.py --split val)")
+        build = json.loads((args.set / "build.json").read_text()) if (args.set / "build.json").exists() else {}
+    detector = Detector(args.model, classifier=None if args.classifier == "none" else args.classifier,
+                        back_check=None if args.back_check == "none" else args.back_check)
+    title = args.model.name + "".join(f" + {what} {part.model_path.name}" for what, part in
+                                      (("crop classifier", detector.classifier), ("back check", detector.back_check))
+                                      if part is not None)
+    print(f"# Views benchmark — {title}\n\nset: {args.set or 'none (the real test split only)'}")
+    if build.get("command"):
+        print(f"made with: `{build['command']}`\nstyles: {', '.join(build.get('styles', []))}")
+
+    pipeline = Cached(lambda p: detector(p))  # as the CLI and the service run it (confidence 0.25)
+    ranked = ours_predictor(detector)  # every box down to confidence 0.001, for the mAP
+    if args.set is not None:
+        rendered(args.set, build, pipeline, ranked, args.limit, args.misses)
     if not args.no_real:
         real = sorted((REAL / "images" / "test").glob("*.jpg"))
         r = evaluate(ranked, real, REAL / "labels" / "test", REAL_REMAP, "real test")

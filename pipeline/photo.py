@@ -50,7 +50,7 @@ from vision.classes import CLASS_NAMES
 from vision.deadline import Deadline, check
 from vision.detect import Detector
 from vision.detections import Detections
-from vision.layout import Layout, layout
+from vision.layout import Layout, arrange, build
 from vision.reading import Reading, read
 from vision.upright import look_at_faces
 
@@ -134,8 +134,9 @@ def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto
     table's own set's references also name the tiles (``vision.calibrate``): one sent with the photo must fit the
     crop classifier (else refused), a table's stored one is left out when it no longer does (the note says so);
     ``found``: the photo's detections when the caller already has them (live mode's tracked tiles): the detector
-    does not run again. A hand running up or down the photo is laid out again with the evidence of which way its
-    faces point (``vision.upright``)."""
+    does not run again. The photo is grouped once (``vision.layout.arrange``); a hand running up or down it is
+    oriented by the evidence of which way its faces point (``vision.upright``, from the crop classifier's features
+    of the detection)."""
     start = time.perf_counter() if start is None else start
     dets = detector(image, turned=turned, deadline=deadline) if found is None else found
     check(deadline)
@@ -147,15 +148,14 @@ def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto
         dets = calibrated(detector, calibration, image, dets)
         note = CalibrationNote(applied=True, source="request", message="read with the calibration sent")
         check(deadline)
-    lay = layout(dets, mode="hand")
+    arranged = arrange(dets)  # grouped once; oriented once the faces' evidence, if any, is in
     # A row up or down the photo: its faces tell the player's side. Stand-in detectors (tests, scripts) may have
     # neither a classifier nor a probe.
     classifier, probe = getattr(detector, "classifier", None), getattr(detector, "upright", None)
     if classifier is not None and probe is not None:
         check(deadline)
-        faced = look_at_faces(classifier, probe, image, dets, lay)
-        if faced is not None:
-            dets, lay = faced, layout(faced, mode="hand")
+        dets = look_at_faces(classifier, probe, image, dets, arranged) or dets
+    lay = arranged.unfaced if dets.facing is None else build(arranged, dets.facing)
     reading = read(dets, lay, image)
     return Photo(image, dets, lay, reading, time.perf_counter() - start, full_size, note)
 

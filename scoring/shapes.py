@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import product
 
 from scoring.melds import Meld, parse_melds
@@ -38,7 +38,7 @@ _BIT3 = 8 * _ONES  # bit 3 of every nibble
 _PLUS3 = 3 * _ONES
 _MAX_SETS = 4  # a hand never holds more than 4 sets
 
-# Suit status in _INFO: not complete, sets only, sets plus one pair.
+# Suit status in the tables' info: not complete, sets only, sets plus one pair.
 _NONE, _SETS, _PAIR = 0, 1, 2
 
 
@@ -91,7 +91,22 @@ def _build_tables() -> tuple[frozenset[int], frozenset[int], dict[int, tuple[int
     return frozenset(sets_only), frozenset(with_pair), info
 
 
-SETS_KEYS, PAIR_KEYS, _INFO = _build_tables()
+@cache
+def _tables() -> tuple[frozenset[int], frozenset[int], dict[int, tuple[int, int, int]]]:
+    """The tables of :func:`_build_tables`, built on first use (about 0.3 s): a process that never looks at a
+    hand's shape (``zhuoji detect``) never pays for them."""
+    return _build_tables()
+
+
+def __getattr__(name: str) -> frozenset[int]:
+    """``SETS_KEYS`` (suit keys splitting into sets only) and ``PAIR_KEYS`` (sets + one pair), built on first use."""
+    if name == "SETS_KEYS":
+        return _tables()[0]
+    if name == "PAIR_KEYS":
+        return _tables()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _NOT_CLOSE = (_NONE, 0, 0)  # a suit that is neither complete nor one tile short
 
 # 9-bit rank mask of suit s → the tile names it stands for, in index order.
@@ -161,7 +176,7 @@ def _wait_masks(packed: int, seven_pairs: bool) -> tuple[int, int, int]:
     Standard shape: the waiting suit must be one tile short of complete and the other two complete, with
     exactly one pair among the three suits after the draw. 七对 (only with no melds): exactly one odd count.
     """
-    info = _INFO
+    info = _tables()[2]
     s0, t0, p0 = info.get(packed & _SUIT_MASK, _NOT_CLOSE)
     s1, t1, p1 = info.get(packed >> _SUIT_BITS & _SUIT_MASK, _NOT_CLOSE)
     s2, t2, p2 = info.get(packed >> (2 * _SUIT_BITS), _NOT_CLOSE)
@@ -242,7 +257,7 @@ def is_seven_pairs(counts14: Sequence[int], melds: Sequence[Meld] = ()) -> bool:
 
 def is_standard(counts: Sequence[int]) -> bool:
     """标准型 (standard shape) of the concealed part: every suit splits into sets, exactly one pair overall."""
-    statuses = [_INFO.get(k, _NOT_CLOSE)[0] for k in _suit_keys(counts)]
+    statuses = [_tables()[2].get(k, _NOT_CLOSE)[0] for k in _suit_keys(counts)]
     return _NONE not in statuses and statuses.count(_PAIR) == 1
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-from vision.classify import Classifier, crop_tiles, tileness, to_input
+from vision.classify import Classifier, tileness
 from vision.detections import Detections, box_intersection, box_iou
 from vision.files import FileReadError, read_file
 
@@ -198,6 +198,8 @@ def _whole_tiles(dets: Detections) -> Detections:
     out = dets[np.array(keep + union_from, dtype=int)]
     if union_boxes:
         out.xyxy[len(keep):] = np.array(union_boxes, np.float32)
+        if out.features is not None:  # a union's crop is not its strongest piece's: looked at again if needed
+            out.features[len(keep):] = np.nan
     return out
 
 
@@ -240,19 +242,34 @@ def _probs(dets: Detections) -> np.ndarray:
 def embed(classifier: Classifier, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,)) -> tuple[np.ndarray, str]:
     """(N, len(turns), D) unit vectors of the boxes' crops, one per quarter turn, and their kind: the classifier's
     ``features`` output when its graph has one, else its class probabilities (a weaker fallback)."""
-    outputs = [o.name for o in classifier.session.get_outputs()]
-    kind = "features" if "features" in outputs else "probs"
-    crops = crop_tiles(img, xyxy, classifier.size, classifier.margin)
-    batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])
-    out = classifier.session.run([kind], {classifier.session.get_inputs()[0].name: to_input(batch)})[0]
-    vectors = out.reshape(len(turns), len(crops), -1).transpose(1, 0, 2)
-    return _unit(vectors.astype(np.float32)), kind
+    probs, features = classifier.looks(img, xyxy, turns)
+    kind, out = ("features", features) if features is not None else ("probs", probs)
+    return _unit(out.transpose(1, 0, 2).astype(np.float32)), kind
+
+
+def _vectors(classifier: Classifier, img: np.ndarray, dets: Detections, boxes: np.ndarray,
+             turns: tuple[int, ...]) -> np.ndarray:
+    """(len(boxes), len(turns), D) unit vectors of the boxes at the given turns: the features the crop classifier
+    gave when it named them (:attr:`Detections.features`) where it looked at those turns, the rest looked at now."""
+    if not classifier.has_features:
+        return embed(classifier, img, dets.xyxy[boxes], turns)[0]
+    have = dets.features[boxes][:, list(turns)] if dets.features is not None else None
+    missing = np.ones(len(boxes), bool) if have is None else ~np.isfinite(have).all((1, 2))
+    if have is not None and not missing.any():
+        return _unit(have)
+    fresh, _ = embed(classifier, img, dets.xyxy[boxes[missing]], turns)
+    out = np.empty((len(boxes), len(turns), fresh.shape[2]), np.float32)
+    if have is not None:
+        out[~missing] = have[~missing]
+    out[missing] = fresh
+    return _unit(out)
 
 
 def build_calibration(classifier: Classifier, img: np.ndarray, dets: Detections) -> Calibration:
     """References from a calibration photo's image and detections (:func:`find_grid` orders them)."""
     grid = find_grid(dets)
-    refs, kind = embed(classifier, img, grid.xyxy, TURNS)
+    refs = _vectors(classifier, img, grid, np.arange(SUITED), TURNS)
+    kind = "features" if classifier.has_features else "probs"
     agreement = float(np.mean(grid.class_id == np.arange(SUITED)))
     return Calibration(refs, kind, classifier.model_path.name, agreement, classifier.sha256)
 
@@ -260,14 +277,15 @@ def build_calibration(classifier: Classifier, img: np.ndarray, dets: Detections)
 def apply_calibration(calibration: Calibration, classifier: Classifier, image: np.ndarray, dets: Detections,
                       weight: float = CALIBRATION_WEIGHT, temperature: float = TEMPERATURE) -> Detections:
     """``dets`` with every box that is a tile renamed by the formula of the module docstring (boxes unchanged;
-    confidence scaled like the crop classifier's: tileness × the new top-1 probability)."""
+    confidence scaled like the crop classifier's: tileness × the new top-1 probability). The boxes' features are
+    the ones the crop classifier gave when it named them; only boxes it did not look at are cropped now."""
     if len(dets) == 0:
         return dets
     check_compatible(calibration, classifier)
     sure = np.flatnonzero(tileness(dets) >= 0.1)
     if len(sure) == 0:
         return dets
-    vectors, _ = embed(classifier, image, dets.xyxy[sure])
+    vectors = _vectors(classifier, image, dets, sure, (0,))
     if vectors.shape[2] != calibration.references.shape[2]:
         raise CalibrationError(f"this calibration holds vectors of {calibration.references.shape[2]} numbers, the "
                                f"crop classifier gives {vectors.shape[2]}: photograph the 27 tiles again")
@@ -294,8 +312,7 @@ def apply_calibration(calibration: Calibration, classifier: Classifier, image: n
 
 def check_compatible(calibration: Calibration, classifier: Classifier) -> None:
     """A calibration is only comparable with crops seen by the classifier that made it."""
-    outputs = [o.name for o in classifier.session.get_outputs()]
-    kind = "features" if "features" in outputs else "probs"
+    kind = "features" if classifier.has_features else "probs"
     if calibration.model != classifier.model_path.name or calibration.kind != kind:
         raise CalibrationError(f"this calibration was made with the crop classifier {calibration.model} "
                                f"({calibration.kind}); this service runs {classifier.model_path.name} ({kind}): "

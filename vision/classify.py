@@ -23,9 +23,9 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.deadline import Deadline, check
-from vision.detections import Detections
+from vision.detections import TURNS, Detections
 from vision.images import load_image
-from vision.sessions import open_session, run_crops
+from vision.sessions import open_session, run_crops_all
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CLASSIFIER = ROOT / "models" / "zhuoji-crops-int8.onnx"  # the int8 version of zhuoji-crops.onnx (quantize.py)
@@ -34,8 +34,11 @@ CROP_MARGIN = 0.08  # share of a box's width/height added on each side: the tile
 MIN_CONFIDENCE = 0.1  # boxes below this are hardly tiles: not worth a second look (mAP scoring keeps ~300)
 DETECTOR_WEIGHT = 0.3  # exponent of the detector's scores in the combined score; the classifier's is 1 - this
 # A box whose combined name is less probable than this gets three more looks, its crop turned by 90°, 180° and 270°
-# (the classifier was trained on every turn): synthetic mAP50 +0.003 to +0.004 for a few boxes a photo.
+# (the classifier was trained on every turn): synthetic mAP50 +0.003 to +0.004 for a few boxes a photo. 180° alone
+# kept the real figures (real test mAP50 0.9910, real hands 24/25) but named fewer tiles of an unseen set (tinted
+# tiles without calibration 0.964 → 0.953, benchmarks/bench_calibration.py; docs/experiments/speed-crops-once.md).
 TURN_BELOW = 0.9
+TURN_LOOKS = (1, 2, 3)  # the quarter turns of those looks
 # A box still in doubt after those looks and much wider than tall (height under this share of its width: more than
 # a turned tile's 4:3) is most likely an upright face seen at a grazing angle, squashed into a strip; one more look
 # with its crop stretched back to an upright tile's shape (UPRIGHT_ASPECT, width / height) is kept when it makes
@@ -98,18 +101,47 @@ class Classifier:
         self.model_path = path
         # which network, not which file name: a retrained classifier keeps its name (calibrations, upright probe)
         self.sha256 = file_sha256(path)
+        # The penultimate layer (for calibration and facing), when the graph has that output: it comes with the
+        # class probabilities from the same run.
+        self.has_features = "features" in [o.name for o in self.session.get_outputs()]
+
+    def looks(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,),
+              aspect: float | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """(turns, N, classes) class probabilities and (turns, N, D) features (None when the graph has no
+        ``features`` output) of the boxes' crops, one look at each quarter turn of each crop (counter-clockwise),
+        all in one batch. ``aspect``: the crops stretched to that shape (:func:`crop_tiles`)."""
+        if len(xyxy) == 0:
+            return np.zeros((len(turns), 0, NUM_CLASSES), np.float32), None
+        crops = crop_tiles(img, xyxy, self.size, self.margin, aspect)
+        batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])
+        outputs = dict(zip((o.name for o in self.session.get_outputs()),
+                           run_crops_all(self.session, to_input(batch)), strict=True))
+        probs = next(iter(outputs.values())).reshape(len(turns), len(crops), -1)
+        features = outputs.get("features")
+        return probs, None if features is None else features.reshape(len(turns), len(crops), -1)
 
     def probs(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,),
               aspect: float | None = None) -> np.ndarray:
         """(N, classes) class probabilities of the boxes' crops; with several ``turns`` (quarter turns of each crop,
         counter-clockwise), their normalised geometric mean: one look at each turn, in one batch. ``aspect``: the
         crops stretched to that shape (:func:`crop_tiles`)."""
-        if len(xyxy) == 0:
-            return np.zeros((0, NUM_CLASSES), np.float32)
-        crops = crop_tiles(img, xyxy, self.size, self.margin, aspect)
-        batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])
-        looks = run_crops(self.session, to_input(batch)).reshape(len(turns), len(crops), -1)
+        looks, _ = self.looks(img, xyxy, turns, aspect)
         return looks[0] if len(turns) == 1 else geometric_mean(looks)
+
+    def turn_features(self, img: np.ndarray, dets: Detections, boxes: np.ndarray) -> np.ndarray:
+        """(len(boxes), 4, D) features of the boxes' crops at every quarter turn: those :attr:`Detections.features`
+        already holds, the missing turns looked at now (one batch). Needs a graph with a ``features`` output."""
+        boxes = np.asarray(boxes, dtype=int)
+        have = dets.features[boxes] if dets.features is not None else None
+        if have is not None and np.isfinite(have).all():
+            return have
+        _, fresh = self.looks(img, dets.xyxy[boxes], tuple(range(TURNS)))
+        assert fresh is not None, "turn_features needs a crop classifier with a features output"
+        fresh = fresh.transpose(1, 0, 2)
+        if have is None:
+            return fresh
+        known = np.isfinite(have).all(2, keepdims=True)  # a turn already looked at keeps its value (the same crop)
+        return np.where(known, have, fresh)
 
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
                  min_confidence: float = MIN_CONFIDENCE, turn_below: float = TURN_BELOW,
@@ -119,9 +151,9 @@ class Classifier:
         detector's). Boxes are unchanged. A looked-at box's confidence becomes its tileness times the combined
         probability of its name, so that a tile surely found but doubtfully named ranks below one sure on both
         counts, and a sure tile the detector could not name ranks by what the second look makes of it. A box whose
-        combined name is still less probable than ``turn_below`` is looked at three more times, its crop turned
-        by 90°, 180° and 270°, and the classifier's part is the geometric mean of the four looks. A box still in
-        doubt whose height is under ``strip_ratio`` of its width (a face squashed into a strip) gets one look more,
+        combined name is still less probable than ``turn_below`` is looked at again, its crop turned
+        (``TURN_LOOKS``: by 90°, 180° and 270°), and the classifier's part is the geometric mean of the looks. A box
+        still in doubt whose height is under ``strip_ratio`` of its width (a face squashed into a strip) gets one look more,
         stretched to an upright tile's shape, and keeps it (with the first look) when its name comes out surer.
         ``deadline`` is checked before each batch (:mod:`vision.deadline`)."""
         tile = tileness(dets)
@@ -130,14 +162,22 @@ class Classifier:
             return dets
         img = load_image(image)
         check(deadline)
-        first = self.probs(img, dets.xyxy[sure])
+        probs, feats = self.looks(img, dets.xyxy[sure])
+        first = probs[0]
+        features = None
+        if feats is not None:  # every turn not looked at stays NaN (Detections.features)
+            features = np.full((len(dets), TURNS, feats.shape[2]), np.nan, np.float32)
+            features[sure, 0] = feats[0]
         crop_probs = first.copy()
         looked = combine(dets[sure], crop_probs, detector_weight)
         doubt = np.flatnonzero(looked.top3_prob[:, 0] < turn_below)
         if len(doubt):
             check(deadline)
-            turned = self.probs(img, dets.xyxy[sure[doubt]], turns=(1, 2, 3))
-            crop_probs[doubt] = geometric_mean(np.stack([first[doubt], turned]), np.array([1.0, 3.0]))
+            probs, feats = self.looks(img, dets.xyxy[sure[doubt]], turns=TURN_LOOKS)
+            turned = geometric_mean(probs)
+            if features is not None and feats is not None:
+                features[np.ix_(sure[doubt], TURN_LOOKS)] = feats.transpose(1, 0, 2)
+            crop_probs[doubt] = geometric_mean(np.stack([first[doubt], turned]), np.array([1.0, len(TURN_LOOKS)]))
             looked = combine(dets[sure], crop_probs, detector_weight)
             w, h = (dets.xyxy[sure, 2] - dets.xyxy[sure, 0]), (dets.xyxy[sure, 3] - dets.xyxy[sure, 1])
             strips = np.flatnonzero((looked.top3_prob[:, 0] < turn_below) & (h < strip_ratio * w))
@@ -155,6 +195,7 @@ class Classifier:
         out.confidence[sure] = tile[sure] * looked.top3_prob[:, 0]
         if out.probs is not None:
             out.probs[sure] = looked.probs
+        out.features = features
         return out
 
 

@@ -8,6 +8,8 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES
 
+TURNS = 4  # quarter turns of a crop the crop classifier may look at (Detections.features)
+
 
 @dataclass
 class Detections:
@@ -21,6 +23,10 @@ class Detections:
     are known (hand-made detections); the crop classifier weighs all of them, not only the top 3.
     facing: (N, 2) float32 where each box's face points (image x, y: towards the top of its glyph), its length
     the log-odds of that against the opposite way (``vision.upright``); zero where not looked at. None: no box was.
+    features: (N, 4, D) float32 the crop classifier's features of each box's crop at each quarter turn
+    (counter-clockwise; turn 0 is the crop as it lies), NaN where that turn was not looked at; None where the
+    classifier looked at no box. Computed once, with the names (``vision.classify``), and reused by calibration
+    (``vision.calibrate``) and facing (``vision.upright``) instead of cropping and running the network again.
     """
 
     xyxy: np.ndarray
@@ -31,6 +37,7 @@ class Detections:
     image_size: tuple[int, int] = (0, 0)
     probs: np.ndarray | None = None
     facing: np.ndarray | None = None
+    features: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
@@ -46,6 +53,9 @@ class Detections:
             self.probs = np.asarray(self.probs, dtype=np.float32).reshape(n, len(CLASS_NAMES))
         if self.facing is not None:
             self.facing = np.asarray(self.facing, dtype=np.float32).reshape(n, 2)
+        if self.features is not None:
+            self.features = np.asarray(self.features, dtype=np.float32)
+            self.features = self.features.reshape(n, TURNS, self.features.shape[-1])
 
     def __len__(self) -> int:
         return len(self.xyxy)
@@ -54,7 +64,8 @@ class Detections:
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
                           self.top3_class[index], self.top3_prob[index], self.image_size,
                           None if self.probs is None else self.probs[index],
-                          None if self.facing is None else self.facing[index])
+                          None if self.facing is None else self.facing[index],
+                          None if self.features is None else self.features[index])
 
     def rescaled(self, image_size: tuple[int, int]) -> Detections:
         """The same boxes in the pixels of the same photo at another size (found on a reduced decode)."""
@@ -62,7 +73,8 @@ class Detections:
             return self
         fx, fy = image_size[0] / max(self.image_size[0], 1), image_size[1] / max(self.image_size[1], 1)
         return Detections(self.xyxy * np.array([fx, fy, fx, fy], np.float32), self.confidence, self.class_id,
-                          self.top3_class, self.top3_prob, tuple(image_size), self.probs, self.facing)
+                          self.top3_class, self.top3_prob, tuple(image_size), self.probs, self.facing,
+                          self.features)
 
     @classmethod
     def empty(cls, image_size: tuple[int, int] = (0, 0)) -> Detections:

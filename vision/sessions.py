@@ -36,5 +36,11 @@ def open_session(path: Path, threads: int | None, what: str):
 def run_crops(session, crops: np.ndarray, batch: int = CROP_BATCH) -> np.ndarray:
     """A crop network's first output for (N, 3, size, size) crops, run ``batch`` crops at a time (its input is
     named ``crops`` and has a dynamic batch axis)."""
-    outs = [session.run(None, {"crops": crops[i:i + batch]})[0] for i in range(0, len(crops), batch)]
-    return np.concatenate(outs)
+    return run_crops_all(session, crops, batch)[0]
+
+
+def run_crops_all(session, crops: np.ndarray, batch: int = CROP_BATCH) -> list[np.ndarray]:
+    """Every output of a crop network for (N, 3, size, size) crops (the crop classifier's ``probs`` and
+    ``features`` come out of one run), ``batch`` crops at a time."""
+    runs = [session.run(None, {"crops": crops[i:i + batch]}) for i in range(0, len(crops), batch)]
+    return [np.concatenate([run[k] for run in runs]) for k in range(len(runs[0]))]

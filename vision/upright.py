@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import Classifier, crop_tiles, to_input
+from vision.classify import Classifier
 from vision.detections import Detections
-from vision.layout import Layout
+from vision.layout import Arrangement, Layout
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_UPRIGHT = ROOT / "models" / "zhuoji-upright.json"
@@ -75,10 +75,12 @@ def load_probe(classifier: Classifier | None, path: str | Path = DEFAULT_UPRIGHT
         return None
 
 
-def boxes_to_look_at(lay: Layout) -> list[int]:
+def boxes_to_look_at(lay: Arrangement | Layout) -> list[int]:
     """Box indices whose faces are worth a look: up to ``SAMPLE`` concealed tiles (the middle of the row, not
     its ends, where a tile set apart or a misplaced one sits) when the row runs more vertically than
-    horizontally (or near the diagonal); none for a row across the photo, or when there is a river."""
+    horizontally (or near the diagonal); none for a row across the photo, or when there is a river. An
+    arrangement (``vision.layout.arrange``) says as much as its layout: which way the rows point does not matter
+    here."""
     if not lay.concealed or lay.river:  # the river beyond the hand tells the player's side better
         return []
     if abs(math.sin(math.radians(lay.angle))) < math.sin(STEEP):
@@ -90,17 +92,16 @@ def boxes_to_look_at(lay: Layout) -> list[int]:
     return tiles
 
 
-def facing_scores(classifier: Classifier, probe: UprightProbe, img: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
-    """(N, 2) where each box's glyph top points in the image (x right, y down), as log-odds: x = turn 1 against
-    turn 3 (a quarter turn counter-clockwise makes a tile whose top points right upright), y = turn 2 against
-    turn 0 (a half turn rights a tile whose top points down)."""
-    if len(xyxy) == 0:
+def facing_scores(classifier: Classifier, probe: UprightProbe, img: np.ndarray, dets: Detections,
+                  boxes: list[int]) -> np.ndarray:
+    """(len(boxes), 2) where each box's glyph top points in the image (x right, y down), as log-odds: x = turn 1
+    against turn 3 (a quarter turn counter-clockwise makes a tile whose top points right upright), y = turn 2
+    against turn 0 (a half turn rights a tile whose top points down). The features are those the crop classifier
+    gave when it named the tiles (:attr:`Detections.features`); only turns it did not look at are looked at now."""
+    if len(boxes) == 0:
         return np.zeros((0, 2), np.float32)
-    crops = crop_tiles(img, xyxy, classifier.size, classifier.margin)
-    batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
-    feats = classifier.session.run(["features"], {classifier.session.get_inputs()[0].name: to_input(batch)})[0]
-    score = feats.reshape(4, len(crops), -1).astype(np.float64) @ probe.weights  # (4, N)
-    return np.stack([score[1] - score[3], score[2] - score[0]], 1).astype(np.float32)
+    score = classifier.turn_features(img, dets, np.asarray(boxes)).astype(np.float64) @ probe.weights  # (N, 4)
+    return np.stack([score[:, 1] - score[:, 3], score[:, 2] - score[:, 0]], 1).astype(np.float32)
 
 
 def with_facing(dets: Detections, boxes: list[int], scores: np.ndarray) -> Detections:
@@ -112,10 +113,10 @@ def with_facing(dets: Detections, boxes: list[int], scores: np.ndarray) -> Detec
 
 
 def look_at_faces(classifier: Classifier, probe: UprightProbe, img: np.ndarray, dets: Detections,
-                  lay: Layout) -> Detections | None:
+                  lay: Arrangement | Layout) -> Detections | None:
     """``dets`` with the facing of the boxes :func:`boxes_to_look_at` picks from ``lay``, or None when it picks
     none (the layout stands as it is)."""
     boxes = boxes_to_look_at(lay)
     if not boxes:
         return None
-    return with_facing(dets, boxes, facing_scores(classifier, probe, img, dets.xyxy[boxes]))
+    return with_facing(dets, boxes, facing_scores(classifier, probe, img, dets, boxes))

@@ -196,3 +196,31 @@ def test_a_calibration_of_another_classifier_is_refused_when_used(detector) -> N
                          (Calibration(refs[..., :8], "features", name, 1.0, sha), "8 numbers")]:
         with pytest.raises(CalibrationError, match=message):
             apply_calibration(cal, detector.classifier, image, dets)
+
+
+@needs_art
+def test_naming_with_a_calibration_reuses_the_features_the_classifier_named_the_tiles_with(detector) -> None:
+    """The detector's detections carry the crop classifier's features: a calibration names the tiles from them
+    without cropping again, and names them as it does from fresh crops."""
+    classifier = detector.classifier
+    if classifier is None or not classifier.has_features:
+        pytest.skip("no crop classifier with features")
+    tiles = load_tiles("black")
+    cal_photo = calibration_photo(np.random.default_rng(7), tiles)
+    cal = build_calibration(classifier, cal_photo.image, Detections(cal_photo.boxes, np.ones(27), np.arange(27)))
+    photo = random_photo(np.random.default_rng(11), tiles)
+    dets = detector(photo.image)
+    assert dets.features is not None and np.isfinite(dets.features[:, 0]).all()
+    fresh = apply_calibration(cal, classifier, photo.image, Detections(dets.xyxy, dets.confidence, dets.class_id,
+                                                                       dets.top3_class, dets.top3_prob,
+                                                                       dets.image_size, dets.probs))
+    calls = []
+    looks = classifier.looks
+    classifier.looks = lambda *a, **k: calls.append(a) or looks(*a, **k)
+    try:
+        reused = apply_calibration(cal, classifier, photo.image, dets)
+    finally:
+        del classifier.looks
+    assert calls == []
+    assert reused.names == fresh.names
+    np.testing.assert_allclose(reused.confidence, fresh.confidence, atol=1e-3)

@@ -17,6 +17,7 @@ from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.classify import (
     CROP_SIZE,
     DEFAULT_CLASSIFIER,
+    TURN_LOOKS,
     Classifier,
     combine,
     crop_tiles,
@@ -82,6 +83,15 @@ def _dets(top3: list[list[int]], probs: list[list[float]]) -> Detections:
                       np.array(top3), np.array(probs), (100, 100))
 
 
+def _looks(probs):
+    """A stand-in for ``Classifier.looks`` from one for ``Classifier.probs`` (the same probabilities at each turn
+    asked for; no features)."""
+    def looks(img, xyxy, turns=(0,), aspect=None):
+        kwargs = ({"turns": turns} if turns != (0,) else {}) | ({"aspect": aspect} if aspect is not None else {})
+        return np.repeat(probs(img, xyxy, **kwargs)[None], len(turns), 0), None
+    return looks
+
+
 def _crop_probs(best: int, p: float) -> np.ndarray:
     out = np.full(NUM_CLASSES, (1 - p) / (NUM_CLASSES - 1))
     out[best] = p
@@ -137,7 +147,7 @@ def test_a_doubtfully_named_tile_ranks_below_a_surely_named_one(monkeypatch: pyt
     torn[0, five_m] = 0.45
     crop_probs = np.concatenate([_crop_probs(seven_m, 0.99), torn / torn.sum()])
     clf = Classifier(DEFAULT_CLASSIFIER)
-    monkeypatch.setattr(clf, "probs", lambda img, xyxy: crop_probs[:len(xyxy)])
+    monkeypatch.setattr(clf, "looks", _looks(lambda img, xyxy: crop_probs[:len(xyxy)]))
     out = clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0)  # one look each (turned looks: below)
     assert out.class_id.tolist() == [seven_m] * 3
     assert out.confidence[0] > out.confidence[1] > 0.3
@@ -156,7 +166,7 @@ def test_a_sure_tile_of_a_doubtful_name_gets_the_second_look(monkeypatch: pytest
     dets.confidence[:] = [0.09, 0.03]  # the second: a tile at 0.06 only, below the second look's 0.1
     assert tileness(dets) == pytest.approx([0.18, 0.06])
     clf = Classifier(DEFAULT_CLASSIFIER)
-    monkeypatch.setattr(clf, "probs", lambda img, xyxy: np.repeat(_crop_probs(three_m, 0.95), len(xyxy), 0))
+    monkeypatch.setattr(clf, "looks", _looks(lambda img, xyxy: np.repeat(_crop_probs(three_m, 0.95), len(xyxy), 0)))
     out = clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0)
     assert out.names == ["3m", "2m"]
     assert out.probs is None  # hand-made detections: only their top 3 known, none made up
@@ -179,10 +189,10 @@ def test_a_doubtfully_named_tile_is_looked_at_again_turned(monkeypatch: pytest.M
         return first[:len(xyxy)] if turns == (0,) else _crop_probs(five_m, 0.95).repeat(len(xyxy), 0)
 
     clf = Classifier(DEFAULT_CLASSIFIER)
-    monkeypatch.setattr(clf, "probs", looks)
+    monkeypatch.setattr(clf, "looks", _looks(looks))
     out = clf(np.zeros((100, 100, 3), np.uint8), dets)
-    assert calls == [(2, (0,)), (1, (1, 2, 3))]  # only the doubtful second box is looked at turned
-    assert out.names == ["7m", "5m"]  # three turned looks sure of 5m outweigh one torn look
+    assert calls == [(2, (0,)), (1, TURN_LOOKS)]  # only the doubtful second box is looked at turned
+    assert out.names == ["7m", "5m"]  # a turned look sure of 5m outweighs one torn look
     calls.clear()
     assert clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0).names == ["7m", "7m"]
     assert calls == [(2, (0,))]
@@ -208,9 +218,9 @@ def test_a_doubtful_strip_is_looked_at_stretched_and_keeps_the_look_when_surer(m
         return np.concatenate([_crop_probs(two_m, 0.97), torn / torn.sum()])[:n]
 
     clf = Classifier(DEFAULT_CLASSIFIER)
-    monkeypatch.setattr(clf, "probs", looks)
+    monkeypatch.setattr(clf, "looks", _looks(looks))
     out = clf(np.zeros((120, 100, 3), np.uint8), dets)
-    assert calls == [(3, (0,), None), (3, (1, 2, 3), None), (2, (0,), 0.75)]  # only the strips, stretched
+    assert calls == [(3, (0,), None), (3, TURN_LOOKS, None), (2, (0,), 0.75)]  # only the strips, stretched
     assert out.names == ["2m", "3m", "3m"]
     assert out.top3_prob[0, 0] > out.top3_prob[2, 0]
     calls.clear()
@@ -238,6 +248,29 @@ def test_the_shipped_classifier_looks_at_turned_crops_in_one_batch() -> None:
     assert not np.allclose(each[0], each[2])  # a turned crop is another look
     np.testing.assert_allclose(clf.probs(img, xyxy, turns=(0, 1, 2, 3)), geometric_mean(np.stack(each)), atol=1e-5)
     np.testing.assert_allclose(clf.probs(img, xyxy), each[0], atol=1e-6)
+
+
+def test_the_features_of_every_look_travel_with_the_detections() -> None:
+    """One run gives names and features: turn 0 of every looked-at box, the turns of ``TURN_LOOKS`` of those looked
+    at turned, NaN elsewhere (other turns, a box too weak to look at); the same numbers a fresh look gives, so
+    calibration and facing reuse them."""
+    if not DEFAULT_CLASSIFIER.is_file():
+        pytest.skip("no shipped crop classifier")
+    clf = Classifier(DEFAULT_CLASSIFIER)
+    img = cv2.imread(str(SAMPLES / "sample_02.jpg"))
+    dets = _dets([[0, 1, 2]] * 3, [[0.9, 0.05, 0.05]] * 3)
+    dets.xyxy[:] = [[10, 10, 60, 80], [100, 100, 150, 170], [30, 40, 90, 90]]
+    dets.confidence[2] = 0.01  # hardly a tile: not looked at
+    out = clf(img, dets, turn_below=1.01)  # every looked-at box is doubtful: turned looks too
+    assert out.features is not None and out.features.shape == (3, 4, 256)
+    looked = [0, *TURN_LOOKS]
+    _, fresh = clf.looks(img, dets.xyxy[:2], tuple(looked))
+    np.testing.assert_allclose(out.features[:2, looked], fresh.transpose(1, 0, 2), rtol=1e-4, atol=1e-4)
+    assert np.isnan(np.delete(out.features[:2], looked, axis=1)).all()
+    assert np.isnan(out.features[2]).all()
+    once = clf(img, dets, turn_below=0.0)  # no box doubtful: turn 0 only
+    assert np.isfinite(once.features[:2, 0]).all() and np.isnan(once.features[:2, 1:]).all()
+    assert once[np.array([1, 0])].features is not None  # carried through selection
 
 
 def test_the_classifier_checks_its_classes(tmp_path: Path) -> None:

@@ -398,10 +398,11 @@ class _Scripted(Detector):
 
 
 class _SureOf3m(Classifier):
-    def probs(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,)) -> np.ndarray:
-        p = np.full((len(xyxy), NUM_CLASSES), 0.001, np.float32)
-        p[:, CLASS_NAMES.index("3m")] = 1.0
-        return p / p.sum(1, keepdims=True)
+    def looks(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,),
+              aspect: float | None = None) -> tuple[np.ndarray, None]:
+        p = np.full((len(turns), len(xyxy), NUM_CLASSES), 0.001, np.float32)
+        p[..., CLASS_NAMES.index("3m")] = 1.0
+        return p / p.sum(2, keepdims=True), None
 
 
 def test_a_tile_the_detector_could_not_name_reaches_the_second_look_and_weak_boxes_are_cut() -> None:

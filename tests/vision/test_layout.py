@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from vision.classes import BACK
 from vision.detections import Detections
 from vision.layout import Layout, layout
-from vision.training.layout_synth import NOISE_KINDS, generate, generate_table, layout_mismatches
+from vision.training.layout_synth import NOISE_KINDS, generate, layout_mismatches
 
 
 def grouping_rate(noise: tuple[str, ...], n: int, seed: int = 0, **pins: object) -> float:
@@ -109,8 +109,6 @@ def test_empty_detections_give_an_empty_layout() -> None:
     lay = layout(Detections.empty((640, 480)))
     assert lay.concealed == [] and lay.melds == [] and lay.river == [] and lay.indicator is None
     assert lay.count == 0
-    tables = layout(Detections.empty(), mode="table")
-    assert [t.seat for t in tables] == [0, 1, 2, 3]
 
 
 def test_one_box() -> None:
@@ -155,11 +153,6 @@ def test_a_row_of_backs_beyond_the_river_is_the_wall_not_the_river() -> None:
     assert {t.box for t in layout(d).river} == set(truth.river)  # without the wall, the same river
 
 
-def test_unknown_mode_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="'hand' or 'table'"):
-        layout(Detections.empty(), mode="seat")  # type: ignore[call-overload]
-
-
 def test_layout_is_plain_json_and_has_no_hidden_state() -> None:
     scene = generate(np.random.default_rng(7), ("jitter", "class"), river=True, indicator=True, melds=2)
     first = layout(scene.dets).to_json()
@@ -197,37 +190,6 @@ def test_winning_tile_set_apart_stays_in_the_hand() -> None:
     assert seen == 60
 
 
-# ------------------------------------------------------------------------------------------ table mode
-
-
-def test_table_mode_splits_four_seats() -> None:
-    good = 0
-    n = 40
-    for s in range(n):
-        table = generate_table(np.random.default_rng(s))
-        lays = layout(table.dets, mode="table")
-        assert [lay.seat for lay in lays] == [0, 1, 2, 3]
-        good += sum(not [t for t in layout_mismatches(truth, lay) if t != "order"]
-                    for truth, lay in zip(table.seats, lays, strict=True))
-        for s_, lay in enumerate(lays):  # each seat's rows run along its side, left to right for its player
-            expected = -90.0 * s_
-            assert abs((lay.angle - expected + 180) % 360 - 180) < 10
-    assert good / (4 * n) >= 0.93, good / (4 * n)
-
-
-def test_table_mode_rotated_keeps_seats_in_turn_order() -> None:
-    good = 0
-    n = 20
-    for s in range(n):
-        table = generate_table(np.random.default_rng(100 + s), ("rotation",))
-        lays = layout(table.dets, mode="table")
-        # the photo may be turned any way: seat 0 is whichever side is nearest the bottom now
-        best = max(sum(not [t for t in layout_mismatches(table.seats[i], lays[(i + k) % 4]) if t != "order"]
-                       for i in range(4)) for k in range(4))
-        good += best
-    assert good / (4 * n) >= 0.85, good / (4 * n)
-
-
 def test_angles_are_degrees_in_image_axes() -> None:
     lay, _ = exact(1, (), angle=30.0, river=True)
     assert math.isclose((lay.angle - 30.0 + 180) % 360 - 180, 0.0, abs_tol=5.0)
@@ -261,10 +223,10 @@ def test_arbitrary_boxes_never_break_layout_or_reading(boxes: list[tuple[float, 
     xyxy = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in boxes]).reshape(-1, 4)
     dets = Detections(xyxy, np.full(len(boxes), 0.8), np.array([c for *_, c in boxes], dtype=int),
                       image_size=(2000, 2000))
-    for lay in [layout(dets), *layout(dets, mode="table")]:
-        placed = _placements(lay)
-        assert len(placed) == len(set(placed))
-        json.dumps(read(dets, lay).to_json())
+    lay = layout(dets)
+    placed = _placements(lay)
+    assert len(placed) == len(set(placed))
+    json.dumps(read(dets, lay).to_json())
     assert sorted(_placements(layout(dets))) == list(range(len(boxes)))
 
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from vision.classify import DEFAULT_CLASSIFIER, Classifier
-from vision.layout import layout
+from vision.detections import Detections
+from vision.layout import arrange, build, layout
 from vision.training.layout_synth import facing_evidence, generate
 from vision.upright import (
     SAMPLE,
@@ -48,6 +49,20 @@ def test_a_vertical_hand_is_read_from_the_player_left_when_its_faces_say_so(angl
         assert lay.confidence["orientation"] == 0.9
         right += [t.box for t in lay.concealed] == scene.truth.concealed
     assert right >= 11  # grouping itself may miss a scene; the direction never
+
+
+def test_one_arrangement_is_built_with_the_faces_evidence_as_a_second_layout_would_be() -> None:
+    """The pipeline groups a photo once (``arrange``) and orients it once the faces are looked at (``build``): the
+    same layout as laying the photo out again with the evidence, and the arrangement is not changed by a build."""
+    for seed in range(6):
+        scene = vertical_scene(seed, 90.0 if seed % 2 else -90.0)
+        arranged = arrange(scene.dets)
+        looked = boxes_to_look_at(arranged)
+        assert looked == boxes_to_look_at(layout(scene.dets))
+        for facing in (true_facing(scene, looked), -true_facing(scene, looked)):
+            faced = with_facing(scene.dets, looked, facing)
+            assert build(arranged, faced.facing).to_json() == layout(faced).to_json()
+        assert build(arranged).to_json() == layout(scene.dets).to_json()
 
 
 def test_faces_pointing_the_other_way_turn_the_row_round() -> None:
@@ -118,20 +133,26 @@ def glyph_photo() -> tuple[np.ndarray, np.ndarray]:
     return img, boxes
 
 
+def faces(classifier: Classifier, probe: UprightProbe, img: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """The facing of every box, from boxes no classifier has looked at yet."""
+    dets = Detections(boxes, np.ones(len(boxes)), np.zeros(len(boxes)))
+    return facing_scores(classifier, probe, img, dets, list(range(len(boxes))))
+
+
 def test_facing_turns_with_the_photo(classifier: Classifier) -> None:
     probe = UprightProbe(np.random.default_rng(0).normal(size=256), "any")
     img, boxes = glyph_photo()
     h, w = img.shape[:2]
-    base = facing_scores(classifier, probe, img, boxes)
+    base = faces(classifier, probe, img, boxes)
     # a quarter turn counter-clockwise: a face pointing right (+x) now points up (-y)
     quarter = np.ascontiguousarray(np.rot90(img))
     qboxes = np.stack([boxes[:, 1], w - boxes[:, 2], boxes[:, 3], w - boxes[:, 0]], 1)
-    turned = facing_scores(classifier, probe, quarter, qboxes)
+    turned = faces(classifier, probe, quarter, qboxes)
     np.testing.assert_allclose(turned, np.stack([base[:, 1], -base[:, 0]], 1), rtol=1e-4, atol=1e-3)
     # a half turn: every face points the other way
     half = np.ascontiguousarray(img[::-1, ::-1])
     hboxes = np.stack([w - boxes[:, 2], h - boxes[:, 3], w - boxes[:, 0], h - boxes[:, 1]], 1)
-    np.testing.assert_allclose(facing_scores(classifier, probe, half, hboxes), -base, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(faces(classifier, probe, half, hboxes), -base, rtol=1e-4, atol=1e-3)
     assert np.abs(base).max() > 0.01  # the check above is not about zeros
 
 
@@ -147,3 +168,27 @@ def test_a_probe_made_for_another_classifier_is_not_used(classifier: Classifier,
     with pytest.raises(UprightError, match="not an upright probe"):
         UprightProbe.load(path, classifier)
     assert load_probe(None, path) is None and load_probe(classifier, tmp_path / "missing.json") is None
+
+
+def test_facing_reuses_the_features_the_classifier_named_the_tiles_with(classifier: Classifier) -> None:
+    """The crop classifier's features of each turn it looked at travel with the detections: facing from them is
+    facing from fresh crops, and a box with all four turns known needs no further look."""
+    probe = UprightProbe(np.random.default_rng(1).normal(size=256), "any")
+    img, boxes = glyph_photo()
+    blank = Detections(boxes, np.ones(3), np.zeros(3))
+    _, feats = classifier.looks(img, boxes, (0, 1, 2, 3))
+    carried = Detections(boxes, np.ones(3), np.zeros(3), features=feats.transpose(1, 0, 2))
+    calls = []
+    looks = classifier.looks
+    classifier.looks = lambda *a, **k: calls.append(a) or looks(*a, **k)  # type: ignore[method-assign]
+    try:
+        reused = facing_scores(classifier, probe, img, carried, [0, 1, 2])
+    finally:
+        del classifier.looks
+    assert calls == []
+    np.testing.assert_allclose(reused, facing_scores(classifier, probe, img, blank, [0, 1, 2]), rtol=1e-4, atol=1e-3)
+    # only turn 0 known (a tile named surely at the first look): the other turns are looked at, turn 0 kept
+    half = feats.transpose(1, 0, 2).copy()
+    half[:, 1:] = np.nan
+    partial = Detections(boxes, np.ones(3), np.zeros(3), features=half)
+    np.testing.assert_allclose(facing_scores(classifier, probe, img, partial, [0, 1, 2]), reused, rtol=1e-4, atol=1e-3)

@@ -25,8 +25,7 @@ Kinds for what people lay down (``CASE_NOISE``, not part of the ``all`` mix so t
 * ``duplicates``: a close-up: one to three tiles get a second, weaker box: their face alone, part of the face, or
   face and body together.
 
-``generate`` makes one player's scene, ``generate_table`` four players around a table (rivers framing the
-centre, each hand beyond its river). ``facing_evidence`` draws where the faces of chosen boxes point, as the upright
+``generate`` makes one player's scene. ``facing_evidence`` draws where the faces of chosen boxes point, as the upright
 probe (``vision/upright.py``) scores them on rendered photos. ``layout_mismatches`` and ``reading_mismatches``
 compare a result with the truth. The generator is a pure function of its ``numpy.random.Generator``: the same seed gives the same scene.
 """
@@ -96,15 +95,6 @@ class Truth:
 class Scene:
     dets: Detections
     truth: Truth
-    noise: tuple[str, ...]
-
-
-@dataclass
-class TableScene:
-    """Four seats in one photo; ``seats[k]`` is the truth of seat k (0 nearest the camera, then counter-clockwise)."""
-
-    dets: Detections
-    seats: list[Truth]
     noise: tuple[str, ...]
 
 
@@ -549,41 +539,6 @@ def generate(rng: np.random.Generator, noise: Sequence[str] = (), *, melds: int 
     boxes, size, _ = _to_image(corners, rng, noise_set, angle)
     dets, new_index, names, spurious = _finish(rng, world.tiles, boxes, size, noise_set)
     return Scene(dets, _truth(world, world.tiles, 0, new_index, names, spurious, angle), tuple(noise))
-
-
-def generate_table(rng: np.random.Generator, noise: Sequence[str] = (), *, angle: float | None = None) -> TableScene:
-    """Four players' hands and rivers around the table centre; seat 0 sits nearest the camera (bottom of the
-    photo), then counter-clockwise as seen from above: 1 right, 2 top, 3 left."""
-    noise_set = set(noise)
-    worlds: list[_World] = []
-    all_tiles: list[_Tile] = []
-    offsets: list[int] = []
-    wall_seeds = rng.integers(0, 2**31, size=4)
-    for seat in range(4):
-        w = _scene_world(np.random.default_rng(wall_seeds[seat]), "gaps" in noise_set, melds=None, meld_types=None,
-                         meld_place=str(rng.choice(["right", "below"])), face_down=None, turned=None, win=None,
-                         river=int(rng.integers(3, 19)), indicator=False, river_gap=(2.5, 4.0))
-        # The rivers frame a square of 7.4–8.6 tiles around the table centre (their corners stay apart);
-        # each hand lies beyond its river.
-        river = np.array([[t.x, t.y] for t in w.tiles if t.role == "river"])
-        shift_x = -(river[:, 0].min() + river[:, 0].max()) / 2
-        shift_y = rng.uniform(3.7, 4.3) - (river[:, 1].min() - TILE_ASPECT / 2)
-        c, s = [(1, 0), (0, -1), (-1, 0), (0, 1)][seat]
-        for t in w.tiles:
-            x, y = t.x + shift_x, t.y + shift_y
-            t.x, t.y = c * x - s * y, s * x + c * y  # seat 1 is seat 0 turned a quarter counter-clockwise on screen
-            if seat % 2:  # a quarter turn swaps the tile's extents on the table axes, as a sideways tile's
-                t.turned = not t.turned
-        offsets.append(len(all_tiles))
-        all_tiles += w.tiles
-        worlds.append(w)
-    if angle is None:
-        angle = float(rng.uniform(0, 360)) if "rotation" in noise_set else float(rng.uniform(-3, 3))
-    corners = _corners(all_tiles, rng, 4.0 if "jitter" in noise_set else 1.0)
-    boxes, size, _ = _to_image(corners, rng, noise_set - {"bend"}, angle)
-    dets, new_index, names, spurious = _finish(rng, all_tiles, boxes, size, noise_set)
-    seats = [_truth(w, all_tiles, offsets[s], new_index, names, spurious, angle) for s, w in enumerate(worlds)]
-    return TableScene(dets, seats, tuple(noise))
 
 
 def facing_evidence(rng: np.random.Generator, truth: Truth, boxes: Sequence[int]) -> np.ndarray:
