@@ -84,7 +84,7 @@ def main() -> None:
                 page = browser.new_page(**PHONE)
                 table = page.request.post(f"{server.url}/v1/tables", data={
                     "name": "Bench", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "gy-normal"}).json()
-                page.goto(f"{server.url}/#table={table['id']}")
+                page.goto(server.url + table["edit_url"])  # the edit link: the phone keeps the table's key
                 results = []
                 for n in range(1, args.rounds + 1):
                     taps = Taps()

@@ -654,7 +654,6 @@ class UnassignedOut(OutModel):
 class LayoutOut(OutModel):
     """``vision.layout``'s grouping of the boxes in front of one player."""
 
-    seat: int | None
     concealed: list[PlacedOut] = Field(description="the 手牌 concealed hand, left to right for the player")
     melds: list[MeldGroupOut]
     river: list[PlacedOut] = Field(description="牌河 discards in reading order")
@@ -669,7 +668,7 @@ class LayoutOut(OutModel):
 
     @classmethod
     def of(cls, lay: Layout) -> LayoutOut:
-        return cls(seat=lay.seat, concealed=[PlacedOut.of(t) for t in lay.concealed],
+        return cls(concealed=[PlacedOut.of(t) for t in lay.concealed],
                    melds=[MeldGroupOut.of(m) for m in lay.melds], river=[PlacedOut.of(t) for t in lay.river],
                    indicator=PlacedOut.of(lay.indicator) if lay.indicator else None,
                    unassigned=[UnassignedOut(box=u.box, reason=u.reason) for u in lay.unassigned],
