@@ -82,7 +82,7 @@ def test_the_classifier_can_be_turned_off(monkeypatch: pytest.MonkeyPatch):
 def test_web_page_and_openapi(client):
     page = client.get("/")
     assert page.status_code == 200 and "捉鸡" in page.text and 'capture="environment"' in page.text
-    assert client.get("/web/app.js").status_code == 200
+    assert client.get("/web/main.js").status_code == 200 and client.get("/web/scorer.js").status_code == 200
     spec = client.get("/openapi.json").json()
     assert {"/v1/detect", "/v1/read", "/v1/score", "/v1/hand", "/v1/settle", "/v1/chajiao",
             "/v1/chajiao/photos", "/healthz"} <= set(spec["paths"])
