@@ -410,6 +410,7 @@ function renderTable() {
   fillSeatSelect($("r-first8p"), { none: "no 8p discarded" });
   fillSeatSelect($("r-claimed8p"), { none: "nobody" });
   renderSeatNames();
+  renderRound(roundStore.get()); // the seat selects just refilled show the round's values again
 }
 
 const signed = (n) => (n > 0 ? `+${n}` : String(n));
@@ -500,76 +501,168 @@ function renderChart() {
 
 // -------------------------------------------------------------------------------------------- the round
 
+// The round being entered is a store: every input dispatches its change into it (data-bind names the field),
+// the form is drawn from it, the draft kept per table is it, and the preview and Save read it (roundOf), never
+// the inputs. Select values are kept as the strings the selects hold; roundOf turns them into the API's round.
+
 // How a seat that did not win is given at a win: its whole hand, or in one tap 叫 (ready: only the chicken tiles
 // it holds) or 不叫 (not ready) — the quick round; melds and river either way.
 const SEAT_MODES = [["tiles", "手牌", "tiles"], ["ready", "叫", "ready"], ["not_ready", "不叫", "not ready"]];
 
+const freshSeat = () => ({ mode: "tiles", drawNotReady: false, tiles: "", holds: "", river: "", baoTing: false, melds: [] });
+
+const freshRound = () => ({
+  how: "self", winner: "0", discarder: "1", multi: [false, false, false, false], winTile: "1m", flipped: "",
+  kongDraw: false, hot: false, robbed: false, firstDraw: false, genZhuang: false,
+  first1s: "", claimed1s: "", first8p: "", claimed8p: "",
+  fields: { weekday: String(new Date().getDay() || 7) }, // 1 = Monday … 7 = Sunday: today, editable
+  seats: SEATS.map(freshSeat),
+});
+
+const roundStore = createStore(freshRound());
+
+// A copy of the state with the value at path (["seats", "2", "tiles"]) replaced.
+function setIn(obj, [key, ...rest], value) {
+  const copy = Array.isArray(obj) ? [...obj] : { ...obj };
+  copy[key] = rest.length ? setIn(obj[key], rest, value) : value;
+  return copy;
+}
+
+const getIn = (obj, path) => path.reduce((o, k) => (o == null ? undefined : o[k]), obj);
+
+// A change typed or tapped: into the store (which redraws the form), the preview it invalidates dropped, the
+// draft kept.
+function dispatch(path, value) {
+  const keys = path.split(".");
+  const st = roundStore.get();
+  if (getIn(st, keys) === value) return;
+  roundStore.set(setIn(st, keys, value));
+  T.preview = null;
+  if (keys[0] === "how") $("settle-preview").replaceChildren();
+  keepDraft();
+}
+
+const updateSeat = (s, change) => dispatch(`seats.${s}`, { ...roundStore.get().seats[s], ...change(roundStore.get().seats[s]) });
+
+function onRoundInput(ev) {
+  const el = ev.target;
+  if (!el.dataset || !el.dataset.bind || (el.type === "radio" && !el.checked)) return;
+  dispatch(el.dataset.bind, el.type === "checkbox" ? el.checked : el.value);
+}
+
+function winnersOf(st) {
+  if (st.how === "draw") return [];
+  return st.how === "multi" ? SEATS.filter((s) => st.multi[s]) : [Number(st.winner)];
+}
+
+// At a win a seat that did not win may be given quick (叫 / 不叫); the winners and every seat at 黄牌 by tiles.
+const modeOf = (st, s) => (st.how === "draw" || winnersOf(st).includes(s) ? "tiles" : st.seats[s].mode);
+// 黄牌: a player who is not ready needs no tiles; what was typed stays, hidden, in case the tick was a slip.
+const skippedAtDraw = (st, s) => st.how === "draw" && st.seats[s].drawNotReady;
+
 function seatRow(s) {
-  const row = h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
+  return h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
     h("div", { class: "seat-head" },
       h("b", { class: "seat-name nowrap", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
-      h("label", { class: "inline", id: `s${s}-notready-l`, hidden: how() !== "draw",
-                   title: "黄牌: not ready (no 叫), the tiles are not needed" },
-        h("input", { type: "checkbox", id: `s${s}-notready`, onchange: () => seatShown(s) }), " 不叫 not ready"),
-      h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting` }), " 报听"),
+      h("label", { class: "inline", id: `s${s}-notready-l`, title: "黄牌: not ready (no 叫), the tiles are not needed" },
+        h("input", { type: "checkbox", id: `s${s}-notready`, "data-bind": `seats.${s}.drawNotReady` }), " 不叫 not ready"),
+      h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting`, "data-bind": `seats.${s}.baoTing` }), " 报听"),
       h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "拍照 Photo")),
     h("div", { class: "seg quick", id: `s${s}-quick`, role: "radiogroup", "aria-label": "how this seat is given" },
       SEAT_MODES.map(([mode, zh, en]) => h("label", { "data-mode": mode },
-        h("input", { type: "radio", name: `s${s}-mode`, value: mode, checked: mode === "tiles",
-                     onchange: () => seatShown(s) }), `${zh} `, h("span", { class: "en" }, en)))),
+        h("input", { type: "radio", name: `s${s}-mode`, value: mode, "data-bind": `seats.${s}.mode` }), `${zh} `,
+        h("span", { class: "en" }, en)))),
     h("div", { class: "seat-body", id: `s${s}-body` },
       h("label", { id: `s${s}-tiles-l` }, "手牌 Tiles (MPSZ; a winner's without the winning tile) ",
-        h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
+        h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p",
+                     "data-bind": `seats.${s}.tiles` })),
       h("div", { class: "row small", id: `s${s}-holds-row` },
         h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "手里的鸡 held"),
-          h("input", { id: `s${s}-holds`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
+          h("input", { id: `s${s}-holds`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p",
+                       "data-bind": `seats.${s}.holds` })),
         h("button", { class: "btn small", type: "button", title: "a 幺鸡 held in this player's hand",
-                      onclick: () => addTo(`s${s}-holds`, "1s") }, "+1s"),
+                      onclick: () => addTile(s, "holds", "1s") }, "+1s"),
         h("button", { class: "btn small", type: "button", title: "an 8p held in this player's hand",
-                      onclick: () => addTo(`s${s}-holds`, "8p") }, "+8p")),
+                      onclick: () => addTile(s, "holds", "8p") }, "+8p")),
       h("div", { class: "melds", id: `s${s}-melds` }),
       h("div", { class: "row small" },
-        h("button", { class: "btn small", type: "button", onclick: () => { addMeld(s); keepDraft(); } }, "+ 碰/杠 meld")),
+        h("button", { class: "btn small", type: "button",
+                      onclick: () => updateSeat(s, (seat) => ({ melds: [...seat.melds, { type: "pong", tile: "5m", from: "" }] })) },
+          "+ 碰/杠 meld")),
       h("div", { class: "row small" },
         h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "河 River"),
-          h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
+          h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p",
+                       "data-bind": `seats.${s}.river` })),
         h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
-                      onclick: () => addTo(`s${s}-river`, "1s") }, "+1s"),
+                      onclick: () => addTile(s, "river", "1s") }, "+1s"),
         h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
-                      onclick: () => addTo(`s${s}-river`, "8p") }, "+8p"))));
-  return row;
+                      onclick: () => addTile(s, "river", "8p") }, "+8p"))));
 }
 
-// 黄牌: a player who is not ready needs no tiles; what was typed stays, hidden, in case the tick was a slip.
-const seatMode = (s) => (document.querySelector(`input[name=s${s}-mode]:checked`) || { value: "tiles" }).value;
-
-function winnersOfForm() {
-  const v = how();
-  if (v === "draw") return [];
-  return v === "multi" ? SEATS.filter((s) => $(`r-w${s}`).checked) : [Number($("r-winner").value)];
+function addTile(s, field, tile) {
+  updateSeat(s, (seat) => ({ [field]: normalise(seat[field]) + tile }));
 }
 
-// What a seat shows: at 黄牌 a not-ready player needs no tiles; at a win a seat that did not win may be given
-// quick (叫 / 不叫). What was typed stays, hidden, in case the tap was a slip.
-function seatShown(s) {
-  const draw = how() === "draw";
-  const quickable = !draw && !winnersOfForm().includes(s);
-  const mode = quickable ? seatMode(s) : "tiles";
-  const skipped = draw && $(`s${s}-notready`).checked;
-  $(`s${s}-quick`).hidden = !quickable;
-  $(`s${s}-body`).hidden = skipped;
-  $(`s${s}-photo`).hidden = skipped || mode !== "tiles";
-  $(`s${s}-baoting`).closest("label").hidden = skipped || mode === "not_ready";
-  $(`s${s}-tiles-l`).hidden = mode !== "tiles";
-  $(`s${s}-holds-row`).hidden = mode !== "ready";
+function meldRow(s, i) {
+  const others = SEATS.filter((x) => x !== s);
+  return h("div", { class: "meld-row" },
+    h("select", { class: "m-type", "aria-label": "meld type", "data-bind": `seats.${s}.melds.${i}.type` },
+      Object.entries(MELD_TYPES).map(([k, v]) => option(k, v))),
+    h("select", { class: "m-tile", "aria-label": "meld tile", "data-bind": `seats.${s}.melds.${i}.tile` },
+      TILES.map((t) => option(t, t))),
+    h("select", { class: "m-from", "aria-label": "fed by", "data-bind": `seats.${s}.melds.${i}.from` },
+      option("", "self 自己"), others.map((o) => option(String(o), `fed by ${names()[o]}`))),
+    h("button", { class: "btn small danger", type: "button", "aria-label": "remove meld",
+                  onclick: () => updateSeat(s, (seat) => ({ melds: seat.melds.filter((_, j) => j !== i) })) }, "✕"));
 }
 
-function seatsShown() {
-  for (const s of SEATS) if ($(`seat-${s}`)) seatShown(s);
+// The form drawn from the round's state: values, what is shown, the meld rows.
+function renderRound(st) {
+  if (!$("seat-0")) return;
+  for (const s of SEATS) {
+    const box = $(`s${s}-melds`);
+    const melds = st.seats[s].melds;
+    if (box.children.length !== melds.length) box.replaceChildren(...melds.map((_, i) => meldRow(s, i)));
+    melds.forEach((m, i) => { box.children[i].querySelector(".m-from").hidden = !["pong", "kong"].includes(m.type); });
+  }
+  for (const el of $("round-card").querySelectorAll("[data-bind]")) {
+    const v = getIn(st, el.dataset.bind.split("."));
+    if (el.type === "checkbox") el.checked = !!v;
+    else if (el.type === "radio") el.checked = el.value === v;
+    else if (el.value !== String(v ?? "")) el.value = String(v ?? "");
+  }
+  const v = st.how;
+  $("r-winner-l").hidden = v === "multi" || v === "draw";
+  $("r-discarder-l").hidden = v === "self" || v === "draw";
+  $("r-winners").hidden = v !== "multi";
+  $("r-win-tile").closest("label").hidden = v === "draw";
+  $("r-flipped").closest("label").hidden = v === "draw";
+  $("r-flags").hidden = v === "draw";
+  $("r-kong-draw").closest("label").hidden = v !== "self";
+  for (const id of ["r-hot", "r-robbed"]) $(id).closest("label").hidden = v === "self";
+  // No 鸡 at a draw (RULES.md §6.4): the first 1s does not matter then.
+  $("r-first1s").closest(".grid2").hidden = v === "draw";
+  $("r-first1s-hint").hidden = v === "draw";
+  $("r-draw-hint").hidden = v !== "draw";
+  $("r-first-draw-l").hidden = !firstDrawShown(st);
+  $("r-genzhuang-l").hidden = !houseRule("genzhuang");
+  $("r-first8p-row").hidden = !first8pShown(st);
+  const kinds = [houseRule("tianhu") ? `天胡 ${houseRule("tianhu")}` : null, houseRule("dihu") ? `地胡 ${houseRule("dihu")}` : null];
+  $("r-first-draw-text").textContent = `${kinds.filter(Boolean).join(" / ")}: won on the first draw (nothing discarded or laid before)`;
+  const winners = winnersOf(st);
+  for (const s of SEATS) {
+    const mode = modeOf(st, s);
+    const skipped = skippedAtDraw(st, s);
+    $(`seat-role-${s}`).dataset.how = v;
+    $(`s${s}-notready-l`).hidden = v !== "draw";
+    $(`s${s}-quick`).hidden = v === "draw" || winners.includes(s);
+    $(`s${s}-body`).hidden = skipped;
+    $(`s${s}-photo`).hidden = skipped || mode !== "tiles";
+    $(`s${s}-baoting`).closest("label").hidden = skipped || mode === "not_ready";
+    $(`s${s}-tiles-l`).hidden = mode !== "tiles";
+    $(`s${s}-holds-row`).hidden = mode !== "ready";
+  }
 }
-
-const notShown = (s) => how() === "draw" && $(`s${s}-notready`).checked;
-const quickMode = (s) => (how() === "draw" || winnersOfForm().includes(s) ? "tiles" : seatMode(s));
 
 // A house rule of the table (its rules object; a preset alone plays none of them).
 function houseRule(key) {
@@ -577,21 +670,12 @@ function houseRule(key) {
   return rules && typeof rules === "object" ? rules[key] : undefined;
 }
 
-// The round inputs of the house rules, shown only when the table plays them.
-function renderHouseInputs() {
-  const v = how();
-  $("r-first-draw-l").hidden = v !== "self" || !(houseRule("tianhu") || houseRule("dihu"));
-  $("r-genzhuang-l").hidden = !houseRule("genzhuang");
-  $("r-first8p-row").hidden = v === "draw" || !houseRule("wuguji_chongfeng");
-  const kinds = [houseRule("tianhu") ? `天胡 ${houseRule("tianhu")}` : null, houseRule("dihu") ? `地胡 ${houseRule("dihu")}` : null];
-  $("r-first-draw-text").textContent = `${kinds.filter(Boolean).join(" / ")}: won on the first draw (nothing discarded or laid before)`;
-  if ($("r-genzhuang-l").hidden) $("r-genzhuang").checked = false;
-  if ($("r-first-draw-l").hidden) $("r-first-draw").checked = false;
-  if ($("r-first8p-row").hidden) { $("r-first8p").value = ""; $("r-claimed8p").value = ""; }
-}
+// The round inputs of the house rules count only when the table plays them.
+const firstDrawShown = (st) => st.how === "self" && !!(houseRule("tianhu") || houseRule("dihu"));
+const first8pShown = (st) => st.how !== "draw" && !!houseRule("wuguji_chongfeng");
 
 // Round inputs that some switches need (GET /v1/rules round_fields, e.g. weekday for 星期鸡), shown only when the
-// table's rules need them. The weekday starts at today's (1 = Monday … 7 = Sunday), editable.
+// table's rules need them.
 function roundFieldsNeeded() {
   return ((T.rules && T.rules.round_fields) || []).filter((f) =>
     Object.entries(f.needed_when || {}).some(([sw, values]) => values.includes(houseRule(sw))));
@@ -602,30 +686,8 @@ function renderRoundFields() {
   $("r-fields").replaceChildren(...roundFieldsNeeded().map((f) => h("label", { title: f.explanation_en || "" },
     `${f.explanation_zh || f.explanation_en || f.name} `,
     h("input", { type: "number", id: `r-field-${f.name}`, min: f.min ?? null, max: f.max ?? null,
-                 value: f.name === "weekday" ? String(new Date().getDay() || 7) : "" }))));
-}
-
-function addTo(id, tile) {
-  const el = $(id);
-  el.value = normalise(el.value) + tile;
-  keepDraft();
-}
-
-function addMeld(s, meld = { type: "pong", tile: "5m", from: null }) {
-  const box = $(`s${s}-melds`);
-  const others = SEATS.filter((x) => x !== s);
-  const type = h("select", { class: "m-type", "aria-label": "meld type" },
-                 Object.entries(MELD_TYPES).map(([k, v]) => option(k, v, k === meld.type)));
-  const tile = h("select", { class: "m-tile", "aria-label": "meld tile" },
-                 TILES.map((t) => option(t, t, t === meld.tile)));
-  const from = h("select", { class: "m-from", "aria-label": "fed by" },
-                 option("", "self 自己"), others.map((o) => option(String(o), `fed by ${names()[o]}`, o === meld.from)));
-  const fromShown = () => { from.hidden = !["pong", "kong"].includes(type.value); };
-  type.addEventListener("change", fromShown);
-  fromShown();
-  box.append(h("div", { class: "meld-row" }, type, tile, from,
-    h("button", { class: "btn small danger", type: "button", "aria-label": "remove meld",
-                  onclick: (ev) => { ev.target.closest(".meld-row").remove(); keepDraft(); } }, "✕")));
+                 "data-bind": `fields.${f.name}` }))));
+  renderRound(roundStore.get());
 }
 
 function renderSeatNames() {
@@ -651,40 +713,9 @@ function streakOfRound() {
   return T.table.streak;
 }
 
-function how() {
-  return document.querySelector("input[name=r-how]:checked").value;
-}
-
-function setHowRound(value) {
-  document.querySelector(`input[name=r-how][value=${value}]`).checked = true;
-  howChanged();
-}
-
-function howChanged() {
-  const v = how();
-  $("r-winner-l").hidden = v === "multi" || v === "draw";
-  $("r-discarder-l").hidden = v === "self" || v === "draw";
-  $("r-winners").hidden = v !== "multi";
-  $("r-win-tile").closest("label").hidden = v === "draw";
-  $("r-flipped").closest("label").hidden = v === "draw";
-  $("r-flags").hidden = v === "draw";
-  $("r-kong-draw").closest("label").hidden = v !== "self";
-  for (const id of ["r-hot", "r-robbed"]) $(id).closest("label").hidden = v === "self";
-  for (const s of SEATS) {
-    $(`seat-role-${s}`).dataset.how = v;
-    $(`s${s}-notready-l`).hidden = v !== "draw";
-    seatShown(s);
-  }
-  // No 鸡 at a draw (RULES.md §6.4): the first 1s does not matter then.
-  $("r-first1s").closest(".grid2").hidden = v === "draw";
-  $("r-first1s-hint").hidden = v === "draw";
-  $("r-draw-hint").hidden = v !== "draw";
-  renderHouseInputs();
-  T.preview = null;
-  $("settle-preview").replaceChildren();
-}
-
-function resetRoundForm(keepStatus = true) {
+// A new round (or the round being edited, or a draft): the form's structure for this table's names, then its
+// values from the state.
+function resetRoundForm(keepStatus = true, state = freshRound()) {
   T.editing = null;
   T.preview = null;
   T.idem = null;
@@ -693,113 +724,102 @@ function resetRoundForm(keepStatus = true) {
   $("cancel-edit").hidden = true;
   $("seats").replaceChildren(...SEATS.map(seatRow));
   $("r-winners").replaceChildren(...SEATS.map((s) => h("label", {},
-    h("input", { type: "checkbox", id: `r-w${s}`, value: String(s) }), " ", names()[s])));
+    h("input", { type: "checkbox", id: `r-w${s}`, value: String(s), "data-bind": `multi.${s}` }), " ", names()[s])));
   fillTileSelect($("r-win-tile"), null);
   fillTileSelect($("r-flipped"), "none (wall empty)");
-  fillSeatSelect($("r-winner"), { value: "0" });
-  fillSeatSelect($("r-discarder"), { value: "1" });
-  fillSeatSelect($("r-first1s"), { none: "no 1s discarded", value: "" });
-  fillSeatSelect($("r-claimed"), { none: "nobody", value: "" });
-  fillSeatSelect($("r-first8p"), { none: "no 8p discarded", value: "" });
-  fillSeatSelect($("r-claimed8p"), { none: "nobody", value: "" });
-  for (const id of ["r-kong-draw", "r-hot", "r-robbed", "r-first-draw", "r-genzhuang"]) $(id).checked = false;
-  setHowRound("self");
+  fillSeatSelect($("r-winner"));
+  fillSeatSelect($("r-discarder"));
+  fillSeatSelect($("r-first1s"), { none: "no 1s discarded" });
+  fillSeatSelect($("r-claimed"), { none: "nobody" });
+  fillSeatSelect($("r-first8p"), { none: "no 8p discarded" });
+  fillSeatSelect($("r-claimed8p"), { none: "nobody" });
+  $("settle-preview").replaceChildren();
+  roundStore.set(state);
   renderRoundFields();
   renderSeatNames();
-  $("settle-preview").replaceChildren();
   if (!keepStatus) roundStatus("");
 }
 
-// The round as the table API takes it: the /v1/settle body without rules, dealer, streak and base.
-function roundFromForm() {
-  const v = how();
+// The round as the table API takes it (the /v1/settle body without rules, dealer, streak and base), from the state.
+function roundOf(st) {
+  const v = st.how;
   const players = SEATS.map((s) => {
-    if (notShown(s)) return { not_ready: true };
-    const melds = [...$(`s${s}-melds`).querySelectorAll(".meld-row")].map((row) => {
-      const m = { type: row.querySelector(".m-type").value, tile: row.querySelector(".m-tile").value };
-      const from = row.querySelector(".m-from").value;
-      if (["pong", "kong"].includes(m.type) && from !== "") m.from = Number(from);
-      return m;
-    });
-    const river = normalise($(`s${s}-river`).value);
-    const mode = quickMode(s);
+    if (skippedAtDraw(st, s)) return { not_ready: true };
+    const seat = st.seats[s];
+    const melds = seat.melds.map((m) => (["pong", "kong"].includes(m.type) && m.from !== ""
+      ? { type: m.type, tile: m.tile, from: Number(m.from) } : { type: m.type, tile: m.tile }));
+    const river = normalise(seat.river);
+    const mode = modeOf(st, s);
     // The quick forms of a seat that did not win (the summary contract): no concealed tiles.
     if (mode === "not_ready") return { not_ready: true, melds, river };
-    const bao_ting = $(`s${s}-baoting`).checked;
-    if (mode === "ready") return { ready: true, holds: normalise($(`s${s}-holds`).value), melds, river, bao_ting };
-    return { concealed: normalise($(`s${s}-tiles`).value), melds, river, bao_ting };
+    const bao_ting = seat.baoTing;
+    if (mode === "ready") return { ready: true, holds: normalise(seat.holds), melds, river, bao_ting };
+    return { concealed: normalise(seat.tiles), melds, river, bao_ting };
   });
   let outcome;
   if (v === "draw") outcome = { type: "draw" };
   else {
-    const winners = v === "multi" ? SEATS.filter((s) => $(`r-w${s}`).checked) : [Number($("r-winner").value)];
-    outcome = { type: "win", winners, win_tile: $("r-win-tile").value, self_drawn: v === "self",
-                discarder: v === "self" ? null : Number($("r-discarder").value),
-                kong_draw: v === "self" && $("r-kong-draw").checked,
-                hot_discard: v !== "self" && $("r-hot").checked, robbed_kong: v !== "self" && $("r-robbed").checked };
-    if ($("r-first-draw").checked) outcome.first_draw = true;
+    outcome = { type: "win", winners: winnersOf(st), win_tile: st.winTile, self_drawn: v === "self",
+                discarder: v === "self" ? null : Number(st.discarder),
+                kong_draw: v === "self" && st.kongDraw,
+                hot_discard: v !== "self" && st.hot, robbed_kong: v !== "self" && st.robbed };
+    if (st.firstDraw && firstDrawShown(st)) outcome.first_draw = true;
   }
-  const firstOf = (who, by) => (v === "draw" || $(who).value === "" ? null
-    : { discarder: Number($(who).value), claimed_by: $(by).value === "" ? null : Number($(by).value) });
+  const firstOf = (who, by) => (v === "draw" || who === "" ? null
+    : { discarder: Number(who), claimed_by: by === "" ? null : Number(by) });
   // 翻鸡 is only turned after a win: a 黄牌 round has none.
-  const round = { players, outcome, flipped: v === "draw" ? null : $("r-flipped").value || null,
-                  first_1s: firstOf("r-first1s", "r-claimed") };
+  const round = { players, outcome, flipped: v === "draw" ? null : st.flipped || null,
+                  first_1s: firstOf(st.first1s, st.claimed1s) };
   // The house-rule inputs go only into the rounds of tables that play them.
-  const first8p = firstOf("r-first8p", "r-claimed8p");
+  const first8p = first8pShown(st) ? firstOf(st.first8p, st.claimed8p) : null;
   if (first8p) round.first_8p = first8p;
-  if ($("r-genzhuang").checked) round.gen_zhuang = true;
+  if (st.genZhuang && houseRule("genzhuang")) round.gen_zhuang = true;
   for (const f of roundFieldsNeeded()) {
-    const el = $(`r-field-${f.name}`);
-    if (el && el.value !== "") round[f.name] = Number(el.value);
+    const value = st.fields[f.name];
+    if (value != null && value !== "") round[f.name] = Number(value);
   }
   return round;
 }
 
-function loadRoundIntoForm(round) {
-  $("seats").replaceChildren(...SEATS.map(seatRow));
-  const asText = (v) => (Array.isArray(v) ? v.join("") : v || "");
-  round.players.forEach((p, s) => {
-    const quick = round.outcome.type !== "draw" && (p.not_ready || p.ready);
-    $(`s${s}-notready`).checked = !!p.not_ready && !quick;
-    if (quick) document.querySelector(`input[name=s${s}-mode][value=${p.ready ? "ready" : "not_ready"}]`).checked = true;
-    $(`s${s}-holds`).value = asText(p.holds);
-    if (p.not_ready && !quick) return;
-    $(`s${s}-tiles`).value = asText(p.concealed);
-    $(`s${s}-river`).value = Array.isArray(p.river) ? p.river.join("") : (p.river || "");
-    $(`s${s}-baoting`).checked = !!p.bao_ting;
-    for (const m of p.melds || []) addMeld(s, { type: m.type, tile: m.tile, from: m.from ?? null });
-  });
-  seatsShown();
+// The state of a round given as the API takes it (a saved round to edit, a queued one refused): roundOf's inverse.
+function stateOf(round) {
+  const st = freshRound();
   const o = round.outcome;
-  if (o.type === "draw") setHowRound("draw");
+  const text = (v) => (Array.isArray(v) ? v.join("") : v || "");
+  st.seats = round.players.map((p) => {
+    const quick = o.type !== "draw" && (p.not_ready || p.ready);
+    return { ...freshSeat(), mode: quick ? (p.ready ? "ready" : "not_ready") : "tiles",
+             drawNotReady: !!p.not_ready && !quick, tiles: text(p.concealed), holds: text(p.holds), river: text(p.river),
+             baoTing: !!p.bao_ting,
+             melds: (p.melds || []).map((m) => ({ type: m.type, tile: m.tile, from: m.from == null ? "" : String(m.from) })) };
+  });
+  if (o.type === "draw") st.how = "draw";
   else {
-    const v = o.winners.length > 1 ? "multi" : o.self_drawn || o.discarder == null ? "self" : "discard";
-    setHowRound(v);
-    $("r-winner").value = String(o.winners[0]);
-    if (o.discarder != null) $("r-discarder").value = String(o.discarder);
-    for (const s of SEATS) $(`r-w${s}`).checked = o.winners.includes(s);
-    $("r-win-tile").value = o.win_tile;
-    $("r-kong-draw").checked = !!o.kong_draw;
-    $("r-hot").checked = !!o.hot_discard;
-    $("r-robbed").checked = !!o.robbed_kong;
+    st.how = o.winners.length > 1 ? "multi" : o.self_drawn || o.discarder == null ? "self" : "discard";
+    st.winner = String(o.winners[0]);
+    if (o.discarder != null) st.discarder = String(o.discarder);
+    st.multi = SEATS.map((s) => o.winners.includes(s));
+    st.winTile = o.win_tile;
+    st.kongDraw = !!o.kong_draw;
+    st.hot = !!o.hot_discard;
+    st.robbed = !!o.robbed_kong;
+    st.firstDraw = !!o.first_draw;
   }
-  // setHowRound above showed the inputs this round has (不叫 seats, house rules); now their values.
-  $("r-first-draw").checked = !!(o.type === "win" && o.first_draw);
-  $("r-genzhuang").checked = !!round.gen_zhuang;
-  for (const f of roundFieldsNeeded()) if (round[f.name] != null && $(`r-field-${f.name}`)) $(`r-field-${f.name}`).value = String(round[f.name]);
-  $("r-first8p").value = round.first_8p ? String(round.first_8p.discarder) : "";
-  $("r-claimed8p").value = round.first_8p && round.first_8p.claimed_by != null ? String(round.first_8p.claimed_by) : "";
-  $("r-flipped").value = round.flipped || "";
-  $("r-first1s").value = round.first_1s ? String(round.first_1s.discarder) : "";
-  $("r-claimed").value = round.first_1s && round.first_1s.claimed_by != null ? String(round.first_1s.claimed_by) : "";
-  renderSeatNames();
-  seatsShown();
+  st.genZhuang = !!round.gen_zhuang;
+  for (const [key, value] of Object.entries(round)) if (typeof value === "number") st.fields[key] = String(value);
+  const seat = (v) => (v == null ? "" : String(v));
+  st.first8p = seat(round.first_8p && round.first_8p.discarder);
+  st.claimed8p = seat(round.first_8p && round.first_8p.claimed_by);
+  st.first1s = seat(round.first_1s && round.first_1s.discarder);
+  st.claimed1s = seat(round.first_1s && round.first_1s.claimed_by);
+  st.flipped = round.flipped || "";
+  return st;
 }
 
 function editRound(r) {
-  resetRoundForm();
+  resetRoundForm(true, stateOf(r.round));
   T.editing = r.number;
-  loadRoundIntoForm(r.round);
+  renderSeatNames(); // the dealer of the round edited
   $("round-title").textContent = `Edit round ${r.number} (later rounds are settled again)`;
   $("save-round").textContent = `Save changes to round ${r.number}`;
   $("cancel-edit").hidden = false;
@@ -886,7 +906,7 @@ async function removeSet() {
 
 function photoFor(s) {
   setTarget(s);
-  photoForSeat(how() === "self"); // the scorer judges the hand the way the round says it was won
+  photoForSeat(roundStore.get().how === "self"); // the scorer judges the hand the way the round says it was won
 }
 
 function setTarget(s) {
@@ -903,19 +923,16 @@ function useScoredHand() {
   if (s == null) return;
   const read = seatReading();
   if (read.problem) { roundStatus(read.problem, true); return; }
-  $(`s${s}-tiles`).value = read.concealed;
-  $(`s${s}-melds`).replaceChildren();
-  for (const m of read.melds) addMeld(s, { ...m, from: null });
-  if (read.river) $(`s${s}-river`).value = read.river;
+  updateSeat(s, (seat) => ({ tiles: read.concealed, melds: read.melds.map((m) => ({ type: m.type, tile: m.tile, from: "" })),
+                             river: read.river || seat.river }));
+  const st = roundStore.get();
   if (read.win) {
-    $("r-win-tile").value = read.win;
-    if (how() !== "multi" && how() !== "draw") $("r-winner").value = String(s);
+    dispatch("winTile", read.win);
+    if (st.how !== "multi" && st.how !== "draw") dispatch("winner", String(s));
   }
-  if (read.flipped && !$("r-flipped").value) $("r-flipped").value = read.flipped;
+  if (read.flipped && !st.flipped) dispatch("flipped", read.flipped);
   roundStatus(`${names()[s]}: ${read.count} tiles taken from the photo${read.win ? `, winning tile ${read.win}` : ""}.`);
   setTarget(null);
-  seatsShown();
-  keepDraft();
   $(`seat-${s}`).scrollIntoView({ block: "center" });
 }
 
@@ -930,7 +947,7 @@ function settleBody(round) {
 const named = (text) => String(text).replace(/\bP([0-3])\b/g, (_, d) => names()[Number(d)]);
 
 async function previewRound() {
-  const round = roundFromForm();
+  const round = roundOf(roundStore.get());
   if (round.outcome.type === "draw") {
     const empty = SEATS.filter((s) => !round.players[s].not_ready && !round.players[s].concealed);
     if (empty.length) {
@@ -1007,7 +1024,7 @@ async function saveRound() {
     const shown = await previewRound();
     if (!shown) return;
   }
-  const round = roundFromForm();
+  const round = roundOf(roundStore.get());
   // Rounds already waiting on this device come first: this one expects the version after them.
   const waiting = queued().filter((q) => q.table === T.table.id).length;
   const body = { round, expected_version: T.table.version + waiting };
@@ -1078,7 +1095,7 @@ async function flushQueue() {
       if (!T.table || T.table.id !== q.table) continue;
       if (r.ok) roundStatus(`${tr("离线记的局已发送", "Sent the round kept offline")}: ${tr("第", "round ")}${r.data.number}${tr("局", "")}.`);
       else {
-        if (T.editing == null) { loadRoundIntoForm(q.body.round); keepDraft(); }
+        if (T.editing == null) { resetRoundForm(true, stateOf(q.body.round)); keepDraft(); }
         roundStatus(r.status === 409
           ? "Someone else saved a round — reloaded. Your round is still here: check it and save again."
           : errorText(r), true);
@@ -1123,26 +1140,25 @@ async function undoLast() {
   tableStatus(`Round ${last} undone.`);
 }
 
-// -------------------------------------------------------------------------------------------- wiring
-
 // ------------------------------------------------------------------------------------ drafts (per table)
 
 // The round being typed, kept on this device until it is saved: a reload, or a phone that locks and reloads
-// the tab, loses nothing. The draft is the round as it would be sent.
+// the tab, loses nothing. The draft is the round's state (a draft kept as a round by an older page is read too).
 function keepDraft() {
   if (!T.table || T.readonly || T.editing != null || !$("seat-0")) return;
-  saveDraft(T.table.id, { round: roundFromForm(), how: how(), winners: winnersOfForm(), saved: Date.now() });
+  saveDraft(T.table.id, { state: roundStore.get(), saved: Date.now() });
 }
 
 function restoreDraft() {
   const d = loadDraft(T.table.id);
-  if (!d || !d.round) return;
-  loadRoundIntoForm(d.round);
-  if (d.how === "multi") {
-    setHowRound("multi");
-    for (const s of SEATS) $(`r-w${s}`).checked = (d.winners || []).includes(s);
-    seatsShown();
+  let state;
+  try {
+    state = d && (d.state ? { ...freshRound(), ...d.state } : d.round ? stateOf(d.round) : null);
+  } catch {
+    state = null; // a draft this page cannot read: a fresh round rather than a broken form
   }
+  if (!state) return;
+  resetRoundForm(true, state);
   roundStatus(tr("草稿已恢复：上次没保存的这一局还在。", "Draft restored: the round typed before is still here."));
 }
 
@@ -1321,11 +1337,9 @@ export function initTable() {
   $("t-profile").addEventListener("change", profileChosen);
   $("t-save-profile").addEventListener("click", saveProfile);
   $("start-form").addEventListener("submit", startTable);
-  document.querySelectorAll("input[name=r-how]").forEach((r) => r.addEventListener("change", howChanged));
-  $("round-card").addEventListener("input", () => { T.preview = null; keepDraft(); });
-  $("round-card").addEventListener("change", () => { T.preview = null; keepDraft(); });
-  $("r-winner").addEventListener("change", seatsShown);
-  $("r-winners").addEventListener("change", seatsShown);
+  $("round-card").addEventListener("input", onRoundInput);
+  $("round-card").addEventListener("change", onRoundInput);
+  roundStore.subscribe(renderRound);
   tableStore.subscribe((st) => { if (st.table) renderTable(); });
   shareStore.subscribe(renderShare);
   settleStore.subscribe(renderSettle);
