@@ -9,7 +9,7 @@ import { api, authFor, errorCode, errorText } from "./api.js";
 import { dropDraft, editKey, forgetTable, knownTables, lastPlayers, loadDraft, queued, rememberPlayers,
          rememberTable, saveDraft, setQueued, storeKey } from "./device.js";
 import { createStore } from "./store.js";
-import { tr } from "./i18n.js";
+import { L, tr } from "./i18n.js";
 import { qrcode } from "./vendor/qrcode-generator.mjs";
 
 const SEATS = [0, 1, 2, 3];
@@ -40,19 +40,23 @@ const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
 
 // One status line speaks at a time: a new message (or error) clears the other, so no stale "saved" or "undone"
 // stays beside it.
-function roundStatus(text, isError = false) {
+// A message is a label in both languages (L(…), switched with the page) or a server's own text.
+function roundStatus(message, isError = false) {
   const el = $("round-status");
-  el.textContent = text;
+  el.replaceChildren(...(message ? [message] : []));
   el.classList.toggle("error", isError);
-  if (text) $("table-status").textContent = "";
+  if (message) $("table-status").replaceChildren();
 }
 
-function tableStatus(text, isError = false) {
+function tableStatus(message, isError = false) {
   const el = $("table-status");
-  el.textContent = text;
+  el.replaceChildren(...(message ? [message] : []));
   el.classList.toggle("error", isError);
-  if (text) $("round-status").textContent = "";
+  if (message) $("round-status").replaceChildren();
 }
+
+// A store's message: [zh, en] (drawn in the current language at each render) or a server's own text.
+const say = (message) => (Array.isArray(message) ? tr(...message) : message);
 
 // ----------------------------------------------------------------------------------------------- views
 
@@ -62,8 +66,8 @@ function showView(table) {
   $("table-view").hidden = !on;
   $("tab-table").toggleAttribute("aria-current", on);
   $("tab-score").toggleAttribute("aria-current", !on);
-  $("sub").textContent = on ? tr("一桌一晚上：每局结算、累计分、记录。", "A table's evening: each round's settlement, running totals, history.")
-    : tr("拍一家的手牌：牌型、番数、听牌。", "Photograph one player's tiles: hand type, fan, waits.");
+  $("sub").replaceChildren(on ? L("一桌一晚上：每局结算、累计分、记录。", "A table's evening: each round's settlement, running totals, history.")
+    : L("拍一家的手牌：牌型、番数、听牌。", "Photograph one player's tiles: hand type, fan, waits."));
   // The scorer's photos are this table's round photos while it is open: read with its set's calibration.
   useTableCalibration(on && T.table && !T.readonly ? T.table.id : null);
   if (!on) setTarget(null);
@@ -73,14 +77,15 @@ function option(value, label, selected = false) {
   return h("option", { value, selected }, label);
 }
 
+// none: the label of the empty choice, [zh, en].
 function fillSeatSelect(el, { none = null, value = null } = {}) {
   const keep = value ?? el.value;
-  el.replaceChildren(...(none ? [option("", none)] : []), ...SEATS.map((s) => option(String(s), names()[s])));
+  el.replaceChildren(...(none ? [L(...none, "option", { value: "" })] : []), ...SEATS.map((s) => option(String(s), names()[s])));
   if (keep !== "" && keep != null && [...el.options].some((o) => o.value === String(keep))) el.value = String(keep);
 }
 
 function fillTileSelect(el, none) {
-  el.replaceChildren(...(none ? [option("", none)] : []),
+  el.replaceChildren(...(none ? [L(...none, "option", { value: "" })] : []),
                      ...TILES.map((t) => option(t, `${t} ${t[0]}${SUIT_ZH[t[1]]}`)));
 }
 
@@ -90,7 +95,7 @@ function buildStartForm() {
   // Last time's players are offered again (kept on this device); names used before are suggested while typing.
   const players = lastPlayers() || ["Ann", "Bo", "Cy", "Di"];
   const known = [...new Set(knownTables().flatMap((t) => t.players || []))];
-  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, `${tr("座位", "Seat")} ${s + 1} `,
+  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, L(`座位 ${s + 1}`, `Seat ${s + 1}`), " ",
     h("input", { id: `t-p${s}`, value: players[s] || "", maxlength: "40", required: true, list: "t-known",
                  oninput: refreshDealerNames }))),
     h("datalist", { id: "t-known" }, known.map((n) => h("option", { value: n }))));
@@ -110,7 +115,8 @@ async function loadRules() {
     r = { ok: false };
   }
   T.rules = r.ok ? r.data : null;
-  if (T.table && !T.readonly && T.rules) renderRoundFields(); // the table opened before the rules came
+  if (T.table && T.rules) tableStore.set({}); // the table opened before the rules came: its rules' titles
+  if (T.table && !T.readonly && T.rules) renderRoundFields();
   if (T.rules) {
     const keep = $("t-preset").value;
     $("t-preset").replaceChildren(...T.rules.presets.map((p) => option(p.name, `${p.title_zh} ${p.title_en}`)));
@@ -142,20 +148,18 @@ function switchInput(sw) {
 
 function renderSwitches() {
   const rules = T.rules;
-  $("t-house").querySelector("summary").textContent = tr("家规", "House rules 家规");
   if (!rules) {
-    $("t-switches").replaceChildren(h("p", { class: "hint", id: "t-no-rules" },
-      tr("这个服务器不列出规则开关（GET /v1/rules）：只能选预设和保存的家规。",
-         "This server does not list its rules switches (GET /v1/rules): presets and saved house rules only.")));
+    $("t-switches").replaceChildren(L("这个服务器不列出规则开关（GET /v1/rules）：只能选预设和保存的家规。",
+      "This server does not list its rules switches (GET /v1/rules): presets and saved house rules only.", "p",
+      { class: "hint", id: "t-no-rules" }));
     return;
   }
-  const en = tr(false, true);
   $("t-switches").replaceChildren(...rules.groups.map((g) => {
     const mine = rules.switches.filter((sw) => sw.group === g.name);
     return mine.length ? h("fieldset", { class: "switch-group", "data-group": g.name },
-      h("legend", {}, en ? `${g.title_en} ${g.title_zh}` : `${g.title_zh} ${g.title_en}`),
+      L(`${g.title_zh} ${g.title_en}`, `${g.title_en} ${g.title_zh}`, "legend"),
       mine.map((sw) => h("label", { class: `switch ${sw.kind}`, "data-switch": sw.name }, switchInput(sw),
-        h("span", {}, h("b", {}, en ? sw.title_en : sw.title_zh), " — ", en ? sw.explanation_en : sw.explanation_zh)))) : null;
+        h("span", {}, L(sw.title_zh, sw.title_en, "b"), " — ", L(sw.explanation_zh, sw.explanation_en))))) : null;
   }));
   presetDefaults();
 }
@@ -164,7 +168,7 @@ const presetRules = (name) => ((T.rules && T.rules.presets.find((p) => p.name ==
 
 function refreshDealerNames() {
   const current = $("t-dealer").value || "0";
-  $("t-dealer").replaceChildren(...SEATS.map((s) => option(String(s), $(`t-p${s}`).value || `Seat ${s + 1}`)));
+  $("t-dealer").replaceChildren(...SEATS.map((s) => option(String(s), $(`t-p${s}`).value || tr(`座位 ${s + 1}`, `Seat ${s + 1}`))));
   $("t-dealer").value = current;
 }
 
@@ -199,14 +203,14 @@ async function listProfiles(select = null) {
   if (!r.ok) { profileStatus(errorText(r), true); return; }
   T.profiles = Object.fromEntries(r.data.profiles.map((p) => [p.name, p.rules]));
   const keep = select ?? $("t-profile").value;
-  $("t-profile").replaceChildren(option("", "— none, choose below —"),
+  $("t-profile").replaceChildren(L("— 不用，下面选 —", "— none, choose below —", "option", { value: "" }),
                                  ...r.data.profiles.map((p) => option(p.name, p.name)));
   $("t-profile").value = keep in T.profiles ? keep : "";
 }
 
-function profileStatus(text, isError = false) {
+function profileStatus(message, isError = false) {
   const el = $("profile-status");
-  el.textContent = text;
+  el.replaceChildren(message);
   el.classList.toggle("error", isError);
 }
 
@@ -228,14 +232,14 @@ function profileChosen() {
   showProfileExtra();
   $("t-profile-name").value = name;
   $("t-house").open = true;
-  profileStatus(`House rules “${name}”: ${rulesText(rules)}.`);
+  profileStatus(L(`家规“${name}”：${rulesText(rules)}。`, `House rules “${name}”: ${rulesText(rules)}.`));
 }
 
 function showProfileExtra() {
   const extra = Object.entries(T.profileExtra);
   $("t-profile-extra").hidden = !extra.length;
-  $("t-profile-extra").textContent = extra.length
-    ? `Also from the profile 另有: ${extra.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}` : "";
+  const list = extra.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ");
+  $("t-profile-extra").replaceChildren(...(extra.length ? [L(`家规里另有：${list}`, `Also from the profile: ${list}`)] : []));
 }
 
 function presetChanged() {
@@ -247,23 +251,23 @@ function presetChanged() {
 
 async function saveProfile() {
   const name = $("t-profile-name").value.trim();
-  if (!name) { profileStatus("Give the house rules a name first.", true); return; }
+  if (!name) { profileStatus(L("先给这套家规起个名字。", "Give the house rules a name first."), true); return; }
   const rules = rulesFromForm();
   const r = await api("PUT", `/v1/profiles/${encodeURIComponent(name)}`, { rules });
   if (!r.ok) { profileStatus(errorText(r), true); return; }
   await listProfiles(r.data.name);
-  profileStatus(`Saved as “${r.data.name}”: ${rulesText(r.data.rules)}.`);
+  profileStatus(L(`已保存为“${r.data.name}”：${rulesText(r.data.rules)}。`, `Saved as “${r.data.name}”: ${rulesText(r.data.rules)}.`));
 }
 
 async function startTable(ev) {
   ev.preventDefault();
-  const body = { name: $("t-name").value.trim() || "Table", players: SEATS.map((s) => $(`t-p${s}`).value.trim()),
+  const body = { name: $("t-name").value.trim() || tr("牌桌", "Table"), players: SEATS.map((s) => $(`t-p${s}`).value.trim()),
                  rules: rulesFromForm(), dealer: Number($("t-dealer").value) };
   let r;
   try {
     r = await api("POST", "/v1/tables", body);
   } catch (err) {
-    startError(`${tr("连不上服务器", "No answer from the server")} (${err.message}).`);
+    startError(noAnswer(err));
     return;
   }
   if (!r.ok) { startError(errorText(r)); return; }
@@ -274,21 +278,23 @@ async function startTable(ev) {
   await openTable(r.data.id);
 }
 
-function startError(text) {
+function startError(message) {
   let el = $("start-error");
   if (!el) { el = h("p", { id: "start-error", class: "status error" }); $("start-form").append(el); }
-  el.textContent = text;
+  el.replaceChildren(message);
 }
+
+const noAnswer = (err) => L(`连不上服务器（${err.message}）。`, `No answer from the server (${err.message}).`);
 
 // The tables this device created or opened (there is no public list of tables on the server).
 function listRecent() {
   const tables = knownTables();
   const list = $("recent");
-  if (!tables.length) { list.replaceChildren(h("li", { class: "muted" }, tr("还没有", "none yet"))); return; }
+  if (!tables.length) { list.replaceChildren(L("还没有", "none yet", "li", { class: "muted" })); return; }
   list.replaceChildren(...tables.slice(0, 20).map((t) => h("li", {},
     h("a", { href: `/#table=${t.id}`, onclick: (ev) => { ev.preventDefault(); openTable(t.id); } }, t.name || t.id),
     h("span", { class: "muted" }, ` · ${(t.players || []).join(", ")}` +
-      (t.rounds != null ? ` · ${t.rounds} round${t.rounds === 1 ? "" : "s"}` : "") +
+      (t.rounds != null ? ` · ${tr(`${t.rounds} 局`, `${t.rounds} round${t.rounds === 1 ? "" : "s"}`)}` : "") +
       (t.key ? "" : ` · ${tr("只看", "view only")}`) + ` · ${new Date(t.opened).toLocaleString()}`))));
 }
 
@@ -316,7 +322,7 @@ async function openTable(id, { view = false } = {}) {
     }
     got = got || await fetchTable(base);
   } catch (err) {
-    startError(`${tr("连不上服务器", "No answer from the server")} (${err.message}).`);
+    startError(noAnswer(err));
     if (!view) showStart();
     return;
   }
@@ -380,9 +386,11 @@ function showStart() {
 }
 
 function rulesText(rules) {
-  if (typeof rules === "string") return rules;
-  const { preset, ...rest } = rules;
-  return `${preset} + ${Object.entries(rest).map(([k, v]) => `${k}=${v}`).join(", ")}`;
+  const { preset, ...rest } = typeof rules === "string" ? { preset: rules } : rules;
+  const p = T.rules && T.rules.presets.find((x) => x.name === preset);
+  const title = p ? tr(p.title_zh, p.title_en) : preset;
+  const changed = Object.entries(rest);
+  return changed.length ? `${title} + ${changed.map(([k, v]) => `${k}=${v}`).join(", ")}` : title;
 }
 
 function renderTable() {
@@ -393,22 +401,20 @@ function renderTable() {
                                                              "data-seat": s },
     h("span", { class: "swatch", style: `background:${COLORS[s]}` }),
     h("span", { class: "who" }, t.players[s]),
-    s === t.dealer ? h("span", { class: "badge", title: "dealer of the next hand" },
-                       `庄${t.streak > 1 ? ` 连庄×${t.streak}` : ""}`) : null,
+    s === t.dealer ? h("span", { class: "badge", title: tr("下一局的庄家", "dealer of the next hand") },
+                       `${tr("庄", "庄 dealer")}${t.streak > 1 ? ` 连庄×${t.streak}` : ""}`) : null,
     h("b", { class: "points", id: `total-${s}` }, signed(t.totals[s])))));
   $("export").href = `${readBase()}/export?format=csv`;
   $("undo").disabled = T.readonly || !T.rounds.length;
   for (const id of ["undo", "close-table", "settle-open"]) $(id).hidden = T.readonly;
   $("readonly-badge").hidden = !T.readonly;
-  if (t.finished) tableStatus(tr("这一桌已结束：只能看，不能再记。", "This table is finished: read only, no more rounds."));
+  if (t.finished) tableStatus(L("这一桌已结束：只能看，不能再记。", "This table is finished: read only, no more rounds."));
   shareStore.set({ viewUrl: viewUrl(), editUrl: editUrl() });
   if (!$("settle-card").hidden) settleStore.set({ totals: t.totals, players: t.players });
   renderHistory();
   renderChart();
   for (const id of ["r-winner", "r-discarder"]) fillSeatSelect($(id));
-  for (const id of ["r-first1s", "r-claimed"]) fillSeatSelect($(id), { none: id === "r-first1s" ? "no 1s discarded" : "nobody" });
-  fillSeatSelect($("r-first8p"), { none: "no 8p discarded" });
-  fillSeatSelect($("r-claimed8p"), { none: "nobody" });
+  fillFirstSelects();
   renderSeatNames();
   renderRound(roundStore.get()); // the seat selects just refilled show the round's values again
 }
@@ -418,11 +424,12 @@ const signed = (n) => (n > 0 ? `+${n}` : String(n));
 function outcomeWords(round) {
   const o = round.outcome;
   const n = names();
-  if (o.type === "draw") return "黄牌 draw";
+  if (o.type === "draw") return tr("黄牌", "黄牌 draw");
   if (o.type !== "win") return o.type;
   const winners = o.winners.map((w) => n[w]).join(", ");
-  if (o.self_drawn || o.discarder == null) return `${winners} 自摸 ${o.win_tile}`;
-  return `${n[o.discarder]} 点炮 → ${winners}${o.winners.length > 1 ? " (一炮多响)" : ""} ${o.win_tile}`;
+  if (o.self_drawn || o.discarder == null) return `${winners} ${tr("自摸", "自摸 self-drawn")} ${o.win_tile}`;
+  const multi = o.winners.length > 1 ? ` (${tr("一炮多响", "一炮多响 several")})` : "";
+  return `${n[o.discarder]} ${tr("点炮", "点炮 discard")} → ${winners}${multi} ${o.win_tile}`;
 }
 
 // A round's summary as the server gives it (hand type, fan, who paid); older servers send none of it.
@@ -433,7 +440,7 @@ function summaryCells(r) {
   const sm = summaryOf(r) || {};
   const wins = sm.wins && sm.wins.length ? sm.wins : sm.hand_type ? [{ hand_type: sm.hand_type, fan: sm.fan }] : [];
   const type = wins.map((w) => `${w.hand_type.zh} ${tr("", w.hand_type.en)}`.trim()).join(" / ");
-  const fan = wins.map((w) => `${w.fan} 番`).join(" / ");
+  const fan = wins.map((w) => tr(`${w.fan} 番`, `${w.fan} 番 fan`)).join(" / ");
   const payer = sm.payer != null ? `${names()[sm.payer]} ${tr("付", "paid")}` : sm.kind === "win" ? tr("三家付", "all three") : "";
   return [h("td", { class: "type" }, type), h("td", { class: "fan nowrap" }, fan), h("td", { class: "payer nowrap" }, payer)];
 }
@@ -443,8 +450,8 @@ function renderHistory() {
   // The hand type, fan and payer columns where the server summarises its rounds.
   const summaries = T.rounds.some((r) => summaryOf(r));
   const sum = (cells) => (summaries ? cells : []);
-  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, tr("这一局", "round")),
-                 ...sum([h("th", {}, tr("牌型", "hand")), h("th", {}, "番"), h("th", {}, tr("谁付", "paid by"))]),
+  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, tr("庄", "dealer 庄")), h("th", {}, tr("这一局", "round")),
+                 ...sum([h("th", {}, tr("牌型", "hand")), h("th", {}, tr("番", "fan 番")), h("th", {}, tr("谁付", "paid by"))]),
                  ...n.map((x) => h("th", { class: "num name" }, x)), T.readonly ? null : h("th", {}, ""));
   const rows = T.rounds.map((r) => h("tr", { "data-round": r.number },
     h("td", {}, r.number), h("td", { class: "nowrap" }, n[r.dealer] + (r.streak > 1 ? ` ×${r.streak}` : "")),
@@ -464,26 +471,26 @@ function renderHistory() {
 // shown at (one SVG unit a CSS pixel), so that its labels stay 12 px on a phone.
 function renderChart() {
   if (!T.rounds.length) {
-    $("chart").replaceChildren(h("p", { class: "muted" }, tr("还没有局：第一局后这里画出累计分。",
-      "No rounds yet: the chart of running totals starts with round 1.")));
+    $("chart").replaceChildren(L("还没有局：第一局后这里画出累计分。",
+      "No rounds yet: the chart of running totals starts with round 1.", "p", { class: "muted" }));
     return;
   }
-  const W = Math.max(300, Math.round($("chart").clientWidth || 640)), H = 220, L = 44, R = 10, TOP = 14, B = 26;
+  const W = Math.max(300, Math.round($("chart").clientWidth || 640)), H = 220, LEFT = 44, R = 10, TOP = 14, B = 26;
   const series = SEATS.map((s) => [0, ...T.rounds.map((r) => r.totals_after[s])]);
   const all = series.flat();
   const lo = Math.min(0, ...all), hi = Math.max(1, ...all);
   const n = Math.max(1, T.rounds.length);
-  const x = (i) => L + (i * (W - L - R)) / n;
+  const x = (i) => LEFT + (i * (W - LEFT - R)) / n;
   const y = (v) => TOP + ((hi - v) * (H - TOP - B)) / (hi - lo || 1);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
-                             "aria-label": "running totals per round" });
-  chart.append(svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "axis" }));
+                             "aria-label": tr("每局后的累计分", "running totals per round") });
+  chart.append(svg("line", { x1: LEFT, x2: W - R, y1: y(0), y2: y(0), class: "axis" }));
   for (const v of [lo, hi]) {
-    const t = svg("text", { x: L - 6, y: y(v) + 5, "text-anchor": "end", class: "tick" });
+    const t = svg("text", { x: LEFT - 6, y: y(v) + 5, "text-anchor": "end", class: "tick" });
     t.textContent = signed(v);
     chart.append(t);
   }
-  const every = Math.ceil(T.rounds.length / Math.max(1, Math.floor((W - L - R) / 28))); // labels never overlap
+  const every = Math.ceil(T.rounds.length / Math.max(1, Math.floor((W - LEFT - R) / 28))); // labels never overlap
   for (let i = 0; i <= T.rounds.length; i += every) {
     const t = svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" });
     t.textContent = String(i);
@@ -564,44 +571,48 @@ function seatRow(s) {
   return h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
     h("div", { class: "seat-head" },
       h("b", { class: "seat-name nowrap", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
-      h("label", { class: "inline", id: `s${s}-notready-l`, title: "黄牌: not ready (no 叫), the tiles are not needed" },
-        h("input", { type: "checkbox", id: `s${s}-notready`, "data-bind": `seats.${s}.drawNotReady` }), " 不叫 not ready"),
-      h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting`, "data-bind": `seats.${s}.baoTing` }), " 报听"),
-      h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "拍照 Photo")),
-    h("div", { class: "seg quick", id: `s${s}-quick`, role: "radiogroup", "aria-label": "how this seat is given" },
+      h("label", { class: "inline", id: `s${s}-notready-l`,
+                   title: tr("黄牌：没叫牌，不用输他的牌", "黄牌: not ready (no 叫), the tiles are not needed") },
+        h("input", { type: "checkbox", id: `s${s}-notready`, "data-bind": `seats.${s}.drawNotReady` }), " ",
+        L("不叫", "不叫 not ready")),
+      h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting`, "data-bind": `seats.${s}.baoTing` }), " ",
+        L("报听", "报听 declared ready")),
+      L("拍照", "Photo", "button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) })),
+    h("div", { class: "seg quick", id: `s${s}-quick`, role: "radiogroup", "aria-label": tr("这一家怎么给", "how this seat is given") },
       SEAT_MODES.map(([mode, zh, en]) => h("label", { "data-mode": mode },
-        h("input", { type: "radio", name: `s${s}-mode`, value: mode, "data-bind": `seats.${s}.mode` }), `${zh} `,
-        h("span", { class: "en" }, en)))),
+        h("input", { type: "radio", name: `s${s}-mode`, value: mode, "data-bind": `seats.${s}.mode` }), " ",
+        L(zh, mode === "tiles" ? en : `${zh} ${en}`)))),
     h("div", { class: "seat-body", id: `s${s}-body` },
-      h("label", { id: `s${s}-tiles-l` }, "手牌 Tiles (MPSZ; a winner's without the winning tile) ",
+      h("label", { id: `s${s}-tiles-l` }, L("手牌（MPSZ；胡的人不含胡的那张）", "Tiles (MPSZ; a winner's without the winning tile)"), " ",
         h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p",
                      "data-bind": `seats.${s}.tiles` })),
       h("div", { class: "row small", id: `s${s}-holds-row` },
-        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "手里的鸡 held"),
+        h("label", { class: "inline grow" }, L("手里的鸡", "Chickens held", "span", { class: "nowrap" }),
           h("input", { id: `s${s}-holds`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p",
                        "data-bind": `seats.${s}.holds` })),
-        h("button", { class: "btn small", type: "button", title: "a 幺鸡 held in this player's hand",
+        h("button", { class: "btn small", type: "button", title: tr("手里的一张幺鸡", "a 幺鸡 held in this player's hand"),
                       onclick: () => addTile(s, "holds", "1s") }, "+1s"),
-        h("button", { class: "btn small", type: "button", title: "an 8p held in this player's hand",
+        h("button", { class: "btn small", type: "button", title: tr("手里的一张八筒", "an 8p held in this player's hand"),
                       onclick: () => addTile(s, "holds", "8p") }, "+8p")),
       h("div", { class: "melds", id: `s${s}-melds` }),
       h("div", { class: "row small" },
-        h("button", { class: "btn small", type: "button",
-                      onclick: () => updateSeat(s, (seat) => ({ melds: [...seat.melds, { type: "pong", tile: "5m", from: "" }] })) },
-          "+ 碰/杠 meld")),
+        L("+ 碰/杠", "+ 碰/杠 meld", "button", { class: "btn small", type: "button",
+          onclick: () => updateSeat(s, (seat) => ({ melds: [...seat.melds, { type: "pong", tile: "5m", from: "" }] })) })),
       h("div", { class: "row small" },
-        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "河 River"),
+        h("label", { class: "inline grow" }, L("河", "River 河", "span", { class: "nowrap" }),
           h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p",
                        "data-bind": `seats.${s}.river` })),
-        h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
+        h("button", { class: "btn small", type: "button", title: tr("河里的一张幺鸡", "a 幺鸡 in this player's river"),
                       onclick: () => addTile(s, "river", "1s") }, "+1s"),
-        h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
+        h("button", { class: "btn small", type: "button", title: tr("河里的一张八筒（乌骨鸡）", "an 8p (乌骨鸡) in this player's river"),
                       onclick: () => addTile(s, "river", "8p") }, "+8p"))));
 }
 
 function addTile(s, field, tile) {
   updateSeat(s, (seat) => ({ [field]: normalise(seat[field]) + tile }));
 }
+
+const fedBy = (seat) => tr(`${names()[seat]} 打的`, `fed by ${names()[seat]}`);
 
 function meldRow(s, i) {
   const others = SEATS.filter((x) => x !== s);
@@ -611,8 +622,8 @@ function meldRow(s, i) {
     h("select", { class: "m-tile", "aria-label": "meld tile", "data-bind": `seats.${s}.melds.${i}.tile` },
       TILES.map((t) => option(t, t))),
     h("select", { class: "m-from", "aria-label": "fed by", "data-bind": `seats.${s}.melds.${i}.from` },
-      option("", "self 自己"), others.map((o) => option(String(o), `fed by ${names()[o]}`))),
-    h("button", { class: "btn small danger", type: "button", "aria-label": "remove meld",
+      L("自己", "self 自己", "option", { value: "" }), others.map((o) => option(String(o), fedBy(o)))),
+    h("button", { class: "btn small danger", type: "button", "aria-label": tr("去掉这一组", "remove meld"),
                   onclick: () => updateSeat(s, (seat) => ({ melds: seat.melds.filter((_, j) => j !== i) })) }, "✕"));
 }
 
@@ -648,7 +659,8 @@ function renderRound(st) {
   $("r-genzhuang-l").hidden = !houseRule("genzhuang");
   $("r-first8p-row").hidden = !first8pShown(st);
   const kinds = [houseRule("tianhu") ? `天胡 ${houseRule("tianhu")}` : null, houseRule("dihu") ? `地胡 ${houseRule("dihu")}` : null];
-  $("r-first-draw-text").textContent = `${kinds.filter(Boolean).join(" / ")}: won on the first draw (nothing discarded or laid before)`;
+  $("r-first-draw-text").textContent = `${kinds.filter(Boolean).join(" / ")}${tr("：第一次摸牌就胡（之前没人打牌、碰、杠）",
+    ": won on the first draw (nothing discarded or laid before)")}`;
   const winners = winnersOf(st);
   for (const s of SEATS) {
     const mode = modeOf(st, s);
@@ -683,8 +695,8 @@ function roundFieldsNeeded() {
 
 function renderRoundFields() {
   if (!$("r-fields")) return;
-  $("r-fields").replaceChildren(...roundFieldsNeeded().map((f) => h("label", { title: f.explanation_en || "" },
-    `${f.explanation_zh || f.explanation_en || f.name} `,
+  $("r-fields").replaceChildren(...roundFieldsNeeded().map((f) => h("label", {},
+    L(f.explanation_zh || f.explanation_en || f.name, f.explanation_en || f.explanation_zh || f.name), " ",
     h("input", { type: "number", id: `r-field-${f.name}`, min: f.min ?? null, max: f.max ?? null,
                  "data-bind": `fields.${f.name}` }))));
   renderRound(roundStore.get());
@@ -696,9 +708,9 @@ function renderSeatNames() {
     const name = $(`seat-name-${s}`);
     if (!name) continue;
     name.textContent = names()[s];
-    $(`seat-role-${s}`).textContent = t && s === dealerOfRound() ? " 庄 dealer" : "";
+    $(`seat-role-${s}`).textContent = t && s === dealerOfRound() ? tr(" 庄", " 庄 dealer") : "";
     for (const sel of $(`s${s}-melds`).querySelectorAll(".m-from")) {
-      for (const o of sel.options) if (o.value !== "") o.textContent = `fed by ${names()[Number(o.value)]}`;
+      for (const o of sel.options) if (o.value !== "") o.textContent = fedBy(Number(o.value));
     }
   }
 }
@@ -719,25 +731,37 @@ function resetRoundForm(keepStatus = true, state = freshRound()) {
   T.editing = null;
   T.preview = null;
   T.idem = null;
-  $("round-title").textContent = `Round ${T.rounds.length + 1}`;
-  $("save-round").textContent = "保存这一局 Save round";
+  renderRoundTitle();
   $("cancel-edit").hidden = true;
   $("seats").replaceChildren(...SEATS.map(seatRow));
   $("r-winners").replaceChildren(...SEATS.map((s) => h("label", {},
     h("input", { type: "checkbox", id: `r-w${s}`, value: String(s), "data-bind": `multi.${s}` }), " ", names()[s])));
   fillTileSelect($("r-win-tile"), null);
-  fillTileSelect($("r-flipped"), "none (wall empty)");
+  fillTileSelect($("r-flipped"), ["没有（牌墙摸完）", "none (wall empty)"]);
   fillSeatSelect($("r-winner"));
   fillSeatSelect($("r-discarder"));
-  fillSeatSelect($("r-first1s"), { none: "no 1s discarded" });
-  fillSeatSelect($("r-claimed"), { none: "nobody" });
-  fillSeatSelect($("r-first8p"), { none: "no 8p discarded" });
-  fillSeatSelect($("r-claimed8p"), { none: "nobody" });
+  fillFirstSelects();
   $("settle-preview").replaceChildren();
   roundStore.set(state);
   renderRoundFields();
   renderSeatNames();
   if (!keepStatus) roundStatus("");
+}
+
+function fillFirstSelects() {
+  fillSeatSelect($("r-first1s"), { none: ["没人打幺鸡", "no 1s discarded"] });
+  fillSeatSelect($("r-claimed"), { none: ["没人", "nobody"] });
+  fillSeatSelect($("r-first8p"), { none: ["没人打八筒", "no 8p discarded"] });
+  fillSeatSelect($("r-claimed8p"), { none: ["没人", "nobody"] });
+}
+
+// The round's title and its Save button: a new round, or the round being edited.
+function renderRoundTitle() {
+  const n = T.editing ?? T.rounds.length + 1;
+  $("round-title").replaceChildren(T.editing == null ? L(`第 ${n} 局`, `Round ${n}`)
+    : L(`修改第 ${n} 局（后面的局重新结算）`, `Edit round ${n} (later rounds are settled again)`));
+  $("save-round").replaceChildren(T.editing == null ? L("保存这一局", "Save round")
+    : L(`保存第 ${n} 局的修改`, `Save changes to round ${n}`));
 }
 
 // The round as the table API takes it (the /v1/settle body without rules, dealer, streak and base), from the state.
@@ -820,8 +844,7 @@ function editRound(r) {
   resetRoundForm(true, stateOf(r.round));
   T.editing = r.number;
   renderSeatNames(); // the dealer of the round edited
-  $("round-title").textContent = `Edit round ${r.number} (later rounds are settled again)`;
-  $("save-round").textContent = `Save changes to round ${r.number}`;
+  renderRoundTitle();
   $("cancel-edit").hidden = false;
   roundStatus("");
   $("round-card").scrollIntoView({ block: "start" });
@@ -831,9 +854,9 @@ function editRound(r) {
 
 // The table's calibration: a photo of its own 27 suited tiles in three rows, kept on the server; the table's
 // round photos are then named with it too (the scorer sends the table's id with each photo).
-function setStatus2(text, isError = false) {
+function setStatus2(message, isError = false) {
   const el = $("set-status");
-  el.textContent = text;
+  el.replaceChildren(...(message ? [message] : []));
   el.classList.toggle("error", isError);
 }
 
@@ -841,25 +864,27 @@ const tileWords = (t) => (TILES.includes(t) ? `${t} ${t[0]}${SUIT_ZH[t[1]]}` : t
 
 function renderSet(cal) {
   $("set-clear").hidden = !cal;
-  $("set-take").textContent = cal ? "Photograph again 重拍" : "Photograph the 27 tiles 拍照";
+  $("set-take").replaceChildren(cal ? L("重拍", "Photograph again 重拍") : L("拍这 27 张牌", "Photograph the 27 tiles"));
   const list = $("set-disagreed");
   list.hidden = !cal || !cal.disagreed.length;
   if (!cal) {
-    $("set-state").textContent = "Not taught yet: this table's photos are read with the shipped models. If your "
-      + "tiles look unlike the usual sets (other colours, characters or bamboo art), teach it your set once.";
+    $("set-state").replaceChildren(L("还没教过：这一桌的照片用自带的模型认。如果你们的牌和常见的不一样（颜色、字、条子的画法），"
+      + "教它认一次。", "Not taught yet: this table's photos are read with the shipped models. If your tiles look unlike "
+      + "the usual sets (other colours, characters or bamboo art), teach it your set once."));
     list.replaceChildren();
     return;
   }
   const named = Math.round(cal.agreement * 27);
-  const taught = ` Taught ${new Date(cal.created_at).toLocaleString()}; without it the models named ${named} of `
-    + "the 27 tiles as their place says.";
+  const when = new Date(cal.created_at).toLocaleString();
+  const taught = L(` ${when} 教的；不用它时模型认对了 27 张里的 ${named} 张。`,
+    ` Taught ${when}; without it the models named ${named} of the 27 tiles as their place says.`);
   // The models were retrained since: the server reads without it until the set is photographed again.
   $("set-state").replaceChildren(cal.recalibrate
-    ? h("b", { class: "error", title: cal.recalibrate }, "The models were updated since your set was taught: "
-        + "photograph it again. Until then photos are read without it.")
-    : h("b", {}, "This table's photos are read with your set's calibration."), taught);
+    ? L("教过以后模型更新了：请重拍。重拍之前照片不用它认。", "The models were updated since your set was taught: "
+        + "photograph it again. Until then photos are read without it.", "b", { class: "error", title: cal.recalibrate })
+    : L("这一桌的照片用你们这副牌的校准来认。", "This table's photos are read with your set's calibration.", "b"), taught);
   list.replaceChildren(...cal.disagreed.map((d) => h("li", {}, h("b", {}, tileWords(d.tile)),
-    ` was read as ${tileWords(d.read_as)}`)));
+    L(` 被认成了 ${tileWords(d.read_as)}`, ` was read as ${tileWords(d.read_as)}`))));
 }
 
 async function loadSet() {
@@ -873,7 +898,7 @@ async function loadSet() {
 
 async function teachSet(file) {
   if (!file || !T.table) return;
-  setStatus2("Finding the 27 tiles…");
+  setStatus2(L("正在找这 27 张牌……", "Finding the 27 tiles…"));
   const blob = await uploadBlob(file);
   const form = new FormData();
   form.append("image", blob, "set.jpg");
@@ -881,14 +906,14 @@ async function teachSet(file) {
     const url = `/v1/tables/${T.table.id}/calibrate`;
     const res = await fetch(url, { method: "POST", body: form, headers: authFor("POST", url) });
     const data = await res.json();
-    if (!res.ok) { setStatus2(data.error ? data.error.message : `Error ${res.status}`, true); return; }
+    if (!res.ok) { setStatus2(errorText({ status: res.status, data }), true); return; }
     tableStore.set({ table: data.table }); // the table's version went up
     renderSet(data.calibration);
     const named = Math.round(data.calibration.agreement * 27);
-    setStatus2(`Your set is taught: all 27 tiles found (${named} named as placed without it). Round photos `
-      + "are now read with it.");
+    setStatus2(L(`教好了：27 张都找到了（不用校准时认对 ${named} 张）。这一桌的照片现在用它认。`,
+      `Your set is taught: all 27 tiles found (${named} named as placed without it). Round photos are now read with it.`));
   } catch (err) {
-    setStatus2(`Upload failed: ${err.message}`, true);
+    setStatus2(L(`上传失败：${err.message}`, `Upload failed: ${err.message}`), true);
   } finally {
     $("set-file").value = ""; // the same photo again is a new choice
   }
@@ -899,7 +924,7 @@ async function removeSet() {
   if (!r.ok) { setStatus2(errorText(r), true); return; }
   tableStore.set({ table: r.data.table });
   renderSet(null);
-  setStatus2("Removed: round photos are read with the shipped models only.");
+  setStatus2(L("已删除：照片只用自带的模型认。", "Removed: round photos are read with the shipped models only."));
 }
 
 // ------------------------------------------------------------------------------- tiles from the scorer
@@ -912,8 +937,10 @@ function photoFor(s) {
 function setTarget(s) {
   T.target = s;
   $("use-hand-for").hidden = s == null;
-  if (s != null) $("use-hand-label").textContent = `Reading ${names()[s]}'s tiles for the round. `;
-  $("use-hand").textContent = s == null ? "" : `Use these tiles for ${names()[s]}`;
+  if (s == null) { $("use-hand").replaceChildren(); return; }
+  const name = names()[s];
+  $("use-hand-label").replaceChildren(L(`正在认${name}这一局的牌。`, `Reading ${name}'s tiles for the round. `));
+  $("use-hand").replaceChildren(L(`把这些牌给${name}`, `Use these tiles for ${name}`));
 }
 
 // The scorer's reading (after the player's corrections) into seat T.target: concealed tiles without the winning
@@ -931,7 +958,8 @@ function useScoredHand() {
     if (st.how !== "multi" && st.how !== "draw") dispatch("winner", String(s));
   }
   if (read.flipped && !st.flipped) dispatch("flipped", read.flipped);
-  roundStatus(`${names()[s]}: ${read.count} tiles taken from the photo${read.win ? `, winning tile ${read.win}` : ""}.`);
+  roundStatus(L(`${names()[s]}：从照片取了 ${read.count} 张牌${read.win ? `，胡的牌 ${read.win}` : ""}。`,
+    `${names()[s]}: ${read.count} tiles taken from the photo${read.win ? `, winning tile ${read.win}` : ""}.`));
   setTarget(null);
   $(`seat-${s}`).scrollIntoView({ block: "center" });
 }
@@ -953,7 +981,8 @@ async function previewRound() {
     if (empty.length) {
       T.preview = null;
       $("settle-preview").replaceChildren();
-      roundStatus(`${empty.map((s) => names()[s]).join(", ")}: type the tiles, or tick 不叫 not ready.`, true);
+      const who = empty.map((s) => names()[s]).join(", ");
+      roundStatus(L(`${who}：输入手牌，或者勾“不叫”。`, `${who}: type the tiles, or tick 不叫 not ready.`), true);
       inView("round-status");
       return null;
     }
@@ -965,7 +994,7 @@ async function previewRound() {
     // Offline: no preview, but the round can still be saved (queued) as typed.
     T.preview = null;
     $("settle-preview").replaceChildren();
-    roundStatus(`${tr("离线，没有预览", "Offline: no preview")} (${err.message}).`, true);
+    roundStatus(L(`离线，没有预览（${err.message}）。`, `Offline: no preview (${err.message}).`), true);
     return navigator.onLine ? null : { offline: true };
   }
   if (!r.ok) {
@@ -986,7 +1015,7 @@ async function previewRound() {
   }
   T.preview = r.data;
   renderPreview(r.data, cha);
-  roundStatus(tr("结算预览：核对后点保存。", "Settlement preview: check it, then Save round."));
+  roundStatus(L("结算预览：核对后点保存。", "Settlement preview: check it, then Save round."));
   inView("settle-preview");
   return r.data;
 }
@@ -994,28 +1023,31 @@ async function previewRound() {
 function renderPreview(st, cha) {
   const n = names();
   const base = typeof T.table.rules === "object" && T.table.rules.base ? T.table.rules.base : 1;
-  const parts = [h("h3", {}, "Who pays whom 谁给谁")];
+  const parts = [L("谁给谁", "Who pays whom 谁给谁", "h3")];
   if (cha) {
-    parts.push(h("table", { id: "chajiao" }, h("tr", {}, h("th", {}, ""), h("th", {}, "查叫"), h("th", {}, "waits (copies left)")),
+    const waits = (p) => p.waits.map((w) => `${w.tile} (${w.copies_left})`).join(", ") || "—";
+    parts.push(h("table", { id: "chajiao" }, h("tr", {}, h("th", {}, ""), L("查叫", "查叫 who is ready", "th"),
+      L("听的牌（还剩几张）", "waits (copies left)", "th")),
       cha.players.map((p) => h("tr", {}, h("td", {}, n[p.seat]),
-        h("td", {}, p.ting ? "叫牌 ready" : p.given ? "未叫牌 not ready" : "不叫 not ready (hand not shown)"),
-        h("td", {}, p.waits.map((w) => `${w.tile} (${w.copies_left} left)`).join(", ") || "—")))));
+        h("td", {}, p.ting ? L("叫牌", "叫牌 ready") : p.given ? L("未叫牌", "未叫牌 not ready")
+          : L("不叫（没给手牌）", "不叫 not ready (hand not shown)")),
+        h("td", {}, waits(p))))));
   }
   parts.push(h("table", { id: "ledger" },
-    h("tr", {}, h("th", {}, "pays"), h("th", {}, "to"), h("th", { class: "num" }, "番"), h("th", {}, "for")),
+    h("tr", {}, L("付", "pays", "th"), L("给", "to", "th"), L("番", "fan 番", "th", { class: "num" }), L("为了", "for", "th")),
     st.ledger.length ? st.ledger.map((t) => h("tr", { "data-component": t.component },
       h("td", {}, n[t.from]), h("td", {}, n[t.to]), h("td", { class: "num" }, t.fan),
-      h("td", {}, named(t.reason))))
-      : h("tr", {}, h("td", { colspan: "4" }, "nobody pays anyone"))));
+      h("td", { lang: "en" }, named(t.reason))))
+      : h("tr", {}, L("谁也不付", "nobody pays anyone", "td", { colspan: "4" }))));
   parts.push(h("table", { id: "preview-totals" },
-    h("tr", {}, h("th", {}, ""), h("th", { class: "num" }, "牌"), h("th", { class: "num" }, "豆"),
-      h("th", { class: "num" }, "鸡"), h("th", { class: "num" }, `total × 底分 ${base}`)),
-    st.players.map((p) => h("tr", {}, h("td", {}, n[p.seat], p.ting ? " · 叫牌" : ""), h("td", { class: "num" }, p.hand),
+    h("tr", {}, h("th", {}, ""), L("牌", "hand 牌", "th", { class: "num" }), L("豆", "kongs 豆", "th", { class: "num" }),
+      L("鸡", "chickens 鸡", "th", { class: "num" }), L(`合计 × 底分 ${base}`, `total × 底分 ${base}`, "th", { class: "num" })),
+    st.players.map((p) => h("tr", {}, h("td", {}, n[p.seat], p.ting ? L(" · 叫牌", " · 叫牌 ready") : ""), h("td", { class: "num" }, p.hand),
       h("td", { class: "num" }, p.dou), h("td", { class: "num" }, p.chicken),
       h("td", { class: "num" }, h("b", {}, signed(p.total * base)))))));
-  parts.push(h("p", { class: "muted" }, `Next dealer 下一庄: ${n[st.next_dealer]}`));
-  parts.push(h("details", { open: true }, h("summary", {}, "Why 说明"),
-    h("ul", { class: "lines", id: "settle-explanation" }, st.explanation.map((s) => h("li", {}, named(s))))));
+  parts.push(L(`下一庄：${n[st.next_dealer]}`, `Next dealer 下一庄: ${n[st.next_dealer]}`, "p", { class: "muted" }));
+  parts.push(h("details", { open: true }, L("说明", "Why 说明", "summary"),
+    h("ul", { class: "lines", id: "settle-explanation", lang: "en" }, st.explanation.map((s) => h("li", {}, named(s))))));
   $("settle-preview").replaceChildren(...parts);
 }
 
@@ -1036,7 +1068,8 @@ async function saveRound() {
       : await api("PUT", `/v1/tables/${T.table.id}/rounds/${T.editing}`, body);
   } catch (err) {
     if (T.editing != null) {
-      roundStatus(`No answer from the server (${err.message}): nothing lost, try Save again.`, true);
+      roundStatus(L(`连不上服务器（${err.message}）：什么都没丢，再点保存。`,
+        `No answer from the server (${err.message}): nothing lost, try Save again.`), true);
       return;
     }
     // Offline: kept on this device with its Idempotency-Key, sent when the network returns (once, however
@@ -1046,8 +1079,8 @@ async function saveRound() {
     resetRoundForm();
     resetScorer();
     renderQueue();
-    roundStatus(tr("离线：这一局存在手机上，联网后自动发送。",
-                   "Offline: this round is kept on this phone and sent when the network returns."));
+    roundStatus(L("离线：这一局存在手机上，联网后自动发送。",
+                  "Offline: this round is kept on this phone and sent when the network returns."));
     inView("round-status");
     return;
   }
@@ -1056,15 +1089,16 @@ async function saveRound() {
     T.idem = null;
     await reloadTable();
     renderSeatNames();
-    if (T.editing == null) $("round-title").textContent = `Round ${T.rounds.length + 1}`;
+    renderRoundTitle();
     T.preview = null;
     $("settle-preview").replaceChildren();
-    roundStatus("Someone else saved a round — reloaded. Your round is still here: check it and save again.", true);
+    roundStatus(savedElsewhere(), true);
     inView("round-status");
     return;
   }
   if (!r.ok) { T.idem = null; roundStatus(named(errorText(r)), true); inView("round-status"); return; }
-  const saved = T.editing == null ? `Round ${r.data.number} saved.` : `Round ${T.editing} changed; later rounds settled again.`;
+  const saved = T.editing == null ? L(`第 ${r.data.number} 局已保存。`, `Round ${r.data.number} saved.`)
+    : L(`第 ${T.editing} 局已修改，后面的局已重新结算。`, `Round ${T.editing} changed; later rounds settled again.`);
   dropDraft(T.table.id);
   await reloadTable();
   resetRoundForm();
@@ -1072,6 +1106,9 @@ async function saveRound() {
   roundStatus(saved);
   inView("table-card");
 }
+
+const savedElsewhere = () => L("别人先存了一局，已重新载入。你这一局还在：核对后再保存。",
+  "Someone else saved a round — reloaded. Your round is still here: check it and save again.");
 
 // Rounds saved offline, sent in order; a 409 puts the round back in the form, as a save would.
 let flushing = false;
@@ -1093,12 +1130,10 @@ async function flushQueue() {
       setQueued(items);
       sent += 1;
       if (!T.table || T.table.id !== q.table) continue;
-      if (r.ok) roundStatus(`${tr("离线记的局已发送", "Sent the round kept offline")}: ${tr("第", "round ")}${r.data.number}${tr("局", "")}.`);
+      if (r.ok) roundStatus(L(`离线记的第 ${r.data.number} 局已发送。`, `Sent the round kept offline: round ${r.data.number}.`));
       else {
         if (T.editing == null) { resetRoundForm(true, stateOf(q.body.round)); keepDraft(); }
-        roundStatus(r.status === 409
-          ? "Someone else saved a round — reloaded. Your round is still here: check it and save again."
-          : errorText(r), true);
+        roundStatus(r.status === 409 ? savedElsewhere() : errorText(r), true);
       }
     }
   } finally {
@@ -1112,7 +1147,7 @@ function renderQueue() {
   const n = T.table ? queued().filter((q) => q.table === T.table.id).length : 0;
   const el = $("queue-note");
   el.hidden = !n;
-  el.textContent = tr(`${n} 局等联网发送`, `${n} round${n === 1 ? "" : "s"} waiting for the network`);
+  el.replaceChildren(L(`${n} 局等联网发送`, `${n} round${n === 1 ? "" : "s"} waiting for the network`));
 }
 
 // On a phone the answer is often a screen away from the button: bring it into view.
@@ -1126,19 +1161,25 @@ async function undoLast() {
   const last = T.rounds[T.rounds.length - 1].number;
   if (!T.undoArmed) {
     T.undoArmed = true;
-    $("undo").textContent = `Tap again to undo round ${last}`;
-    setTimeout(() => { T.undoArmed = false; $("undo").textContent = "撤销上一局 Undo"; }, 5000);
+    $("undo").replaceChildren(L(`再点一次撤销第 ${last} 局`, `Tap again to undo round ${last}`));
+    setTimeout(() => { T.undoArmed = false; undoLabel(); }, 5000);
     return;
   }
   T.undoArmed = false;
-  $("undo").textContent = "撤销上一局 Undo";
+  undoLabel();
   const r = await api("DELETE", `/v1/tables/${T.table.id}/rounds/${last}?expected_version=${T.table.version}`);
-  if (r.status === 409) { await reloadTable(); tableStatus("Someone else saved a round — reloaded. Nothing undone.", true); return; }
+  if (r.status === 409) {
+    await reloadTable();
+    tableStatus(L("别人先存了一局，已重新载入。什么都没撤销。", "Someone else saved a round — reloaded. Nothing undone."), true);
+    return;
+  }
   if (!r.ok) { tableStatus(errorText(r), true); return; }
   await reloadTable();
-  if (T.editing == null) $("round-title").textContent = `Round ${T.rounds.length + 1}`;
-  tableStatus(`Round ${last} undone.`);
+  if (T.editing == null) renderRoundTitle();
+  tableStatus(L(`第 ${last} 局已撤销。`, `Round ${last} undone.`));
 }
+
+const undoLabel = () => $("undo").replaceChildren(L("撤销上一局", "Undo the last round"));
 
 // ------------------------------------------------------------------------------------ drafts (per table)
 
@@ -1159,7 +1200,7 @@ function restoreDraft() {
   }
   if (!state) return;
   resetRoundForm(true, state);
-  roundStatus(tr("草稿已恢复：上次没保存的这一局还在。", "Draft restored: the round typed before is still here."));
+  roundStatus(L("草稿已恢复：上次没保存的这一局还在。", "Draft restored: the round typed before is still here."));
 }
 
 // ------------------------------------------------------------------------------------------ sharing
@@ -1187,7 +1228,7 @@ function qrSvg(text) {
   let d = "";
   for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) if (q.isDark(y, x)) d += `M${x + m} ${y + m}h1v1h-1z`;
   const el = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: 200, height: 200, role: "img",
-                          "aria-label": `QR code: ${text}`, "shape-rendering": "crispEdges" });
+                          "aria-label": `${tr("二维码", "QR code")}: ${text}`, "shape-rendering": "crispEdges" });
   el.append(svg("rect", { width: size, height: size, fill: "#fff" }), svg("path", { d, fill: "#000" }));
   return el;
 }
@@ -1199,7 +1240,7 @@ function renderShare(st) {
   $("view-link").value = st.viewUrl;
   $("edit-link").value = st.editUrl;
   $("edit-share").hidden = !st.editUrl;
-  $("share-status").textContent = st.status;
+  $("share-status").textContent = say(st.status);
   if (st.open && st.viewUrl && drawnQr !== st.viewUrl) {
     $("qr").replaceChildren(qrSvg(st.viewUrl));
     drawnQr = st.viewUrl;
@@ -1214,11 +1255,11 @@ async function copyLink(url, what) {
     const input = what === "view" ? $("view-link") : $("edit-link");
     input.focus();
     input.select();
-    shareStore.set({ status: tr("链接已选中，长按复制。", "The link is selected: long-press to copy it.") });
+    shareStore.set({ status: ["链接已选中，长按复制。", "The link is selected: long-press to copy it."] });
     return;
   }
-  shareStore.set({ status: what === "view" ? tr("只看链接已复制。", "View link copied.")
-                                         : tr("记分链接已复制：它能改分，只给自己人。", "Edit link copied: it can change rounds, share it only with who keeps score.") });
+  shareStore.set({ status: what === "view" ? ["只看链接已复制。", "View link copied."]
+    : ["记分链接已复制：它能改分，只给自己人。", "Edit link copied: it can change rounds, share it only with who keeps score."] });
 }
 
 // ------------------------------------------------------------------------------- end of the evening
@@ -1242,7 +1283,7 @@ function renderSettle(st) {
         h("b", { class: "nowrap" }, st.players[p.from]), ` → `, h("b", { class: "nowrap" }, st.players[p.to]),
         `: ${p.points} ${tr("分", "points")} = `, h("b", { class: "amount" }, money(p.amount, st.perPoint))))));
   const el = $("settle-status");
-  el.textContent = st.status;
+  el.textContent = say(st.status);
   el.classList.toggle("error", st.error);
 }
 
@@ -1255,7 +1296,7 @@ function openSettle() {
 async function settleUp() {
   const perPoint = Number($("per-point").value);
   if (!(perPoint > 0)) {
-    settleStore.set({ status: tr("每分的钱要大于 0。", "Money per point must be more than 0."), error: true, payments: null });
+    settleStore.set({ status: ["每分的钱要大于 0。", "Money per point must be more than 0."], error: true, payments: null });
     return;
   }
   settleStore.set({ perPoint });
@@ -1263,17 +1304,17 @@ async function settleUp() {
   try {
     r = await api("GET", `/v1/tables/${T.table.id}/payments?per_point=${perPoint}`);
   } catch (err) {
-    settleStore.set({ status: `${tr("连不上服务器", "No answer from the server")} (${err.message}).`, error: true });
+    settleStore.set({ status: [`连不上服务器（${err.message}）。`, `No answer from the server (${err.message}).`], error: true });
     return;
   }
   if (!r.ok) {
     const missing = r.status === 404 && errorCode(r) === "not_found" && !/table/.test(errorText(r));
     settleStore.set({ payments: null, error: true, status: missing
-      ? tr("这个服务器还不会算谁给谁：上面是每人的输赢。", "This server cannot work out who pays whom yet: the standings above are each player's total.")
+      ? ["这个服务器还不会算谁给谁：上面是每人的输赢。", "This server cannot work out who pays whom yet: the standings above are each player's total."]
       : errorText(r) });
   } else {
     settleStore.set({ payments: r.data.payments, totals: r.data.totals || T.table.totals, error: false,
-                      status: tr(`最少 ${r.data.payments.length} 笔转账。`, `${r.data.payments.length} transfer${r.data.payments.length === 1 ? "" : "s"}, the fewest there can be.`) });
+                      status: [`最少 ${r.data.payments.length} 笔转账。`, `${r.data.payments.length} transfer${r.data.payments.length === 1 ? "" : "s"}, the fewest there can be.`] });
   }
   inView("settle-card");
 }
@@ -1282,20 +1323,20 @@ async function finishTable() {
   const r = await api("POST", `/v1/tables/${T.table.id}/finish`).catch((err) => ({ ok: false, status: 0, data: { error: { message: err.message } } }));
   if (!r.ok) {
     settleStore.set({ error: true, status: r.status === 404 && errorCode(r) === "not_found" && !/table/.test(errorText(r))
-      ? tr("这个服务器还不能结束一桌。", "This server cannot finish a table yet.") : errorText(r) });
+      ? ["这个服务器还不能结束一桌。", "This server cannot finish a table yet."] : errorText(r) });
     return;
   }
   await reloadTable();
   $("round-card").hidden = true;
-  settleStore.set({ error: false, status: tr("这一桌已结束，不能再记分。", "The table is finished: no more rounds.") });
+  settleStore.set({ error: false, status: ["这一桌已结束，不能再记分。", "The table is finished: no more rounds."] });
 }
 
 let deleteArmed = false;
 async function deleteTable() {
   if (!deleteArmed) {
     deleteArmed = true;
-    $("delete-table").textContent = tr("再点一次删除整桌", "Tap again to delete the whole table");
-    setTimeout(() => { deleteArmed = false; $("delete-table").textContent = "删除 Delete the table"; }, 5000);
+    $("delete-table").replaceChildren(L("再点一次删除整桌", "Tap again to delete the whole table"));
+    setTimeout(() => { deleteArmed = false; deleteLabel(); }, 5000);
     return;
   }
   deleteArmed = false;
@@ -1304,8 +1345,10 @@ async function deleteTable() {
   if (!r.ok) { settleStore.set({ error: true, status: errorText(r) }); return; }
   forgetTable(id);
   showStart();
-  startError(tr("这一桌已删除。", "The table was deleted."));
+  startError(L("这一桌已删除。", "The table was deleted."));
 }
+
+const deleteLabel = () => $("delete-table").replaceChildren(L("删除这一桌", "Delete the table"));
 
 // -------------------------------------------------------------------------------------------- wiring
 
@@ -1356,7 +1399,15 @@ export function initTable() {
   $("cancel-edit").addEventListener("click", () => { resetRoundForm(false); });
   $("undo").addEventListener("click", undoLast);
   $("close-table").addEventListener("click", () => { showStart(); });
-  document.addEventListener("langchange", () => { if (T.table) tableStore.set({}); else buildStartForm(); });
+  // Labels carry both languages (applyLang switches them); what the stores draw with tr() is drawn again.
+  document.addEventListener("langchange", () => {
+    if (T.table) tableStore.set({});
+    else listRecent();
+    roundStore.set({});
+    shareStore.set({});
+    settleStore.set({});
+    renderQueue();
+  });
   $("use-hand").addEventListener("click", useScoredHand);
   $("set-file").addEventListener("change", (ev) => teachSet(ev.target.files[0]));
   $("set-clear").addEventListener("click", removeSet);
@@ -1377,6 +1428,9 @@ export function initTable() {
   window.addEventListener("popstate", route);
   $("round-card").hidden = true;
   $("history-card").hidden = true;
+  undoLabel();
+  deleteLabel();
+  renderSet(null);
   route();
 }
 

@@ -80,7 +80,7 @@ def test_a_draw_saved_with_the_hands_not_ready_left_unshown(browser, served, tmp
     page, problems = open_page(browser, width)
     page.goto(url + "/#table")
     page.locator("#t-start").click()
-    expect(page.locator("#round-title")).to_have_text("Round 1")
+    expect(page.locator("#round-title")).to_have_text("第 1 局")
     # A preset table plays no house rule: none of their inputs is shown.
     for hidden in ("#r-first-draw-l", "#r-genzhuang-l", "#r-first8p-row"):
         expect(page.locator(hidden)).to_be_hidden()
@@ -93,15 +93,15 @@ def test_a_draw_saved_with_the_hands_not_ready_left_unshown(browser, served, tmp
     page.locator("#s1-notready").check()
     expect(page.locator("#s1-tiles")).to_be_hidden()
     page.locator("#preview").click()  # Di has neither tiles nor the tick
-    expect(page.locator("#round-status")).to_have_text("Di: type the tiles, or tick 不叫 not ready.")
+    expect(page.locator("#round-status")).to_have_text("Di：输入手牌，或者勾“不叫”。")
     page.locator("#s3-notready").check()
     page.locator("#preview").click()
-    expect(page.locator("#chajiao")).to_contain_text("不叫 not ready (hand not shown)")
-    expect(page.locator("#chajiao")).to_contain_text("叫牌 ready")
+    expect(page.locator("#chajiao")).to_contain_text("不叫（没给手牌）")
+    expect(page.locator("#chajiao")).to_contain_text("叫牌")
     expect(page.locator("#settle-explanation")).to_contain_text("said not ready, hand not shown")
     screenshot(page, tmp_path, f"table-{width}-draw-not-shown-preview.png")
     page.locator("#save-round").click()
-    expect(page.locator("#round-status")).to_contain_text("Round 1 saved.")
+    expect(page.locator("#round-status")).to_contain_text("第 1 局已保存")
 
     table, rounds = stored(page, url)
     assert rounds[0]["round"]["players"][1] == {"not_ready": True} == rounds[0]["round"]["players"][3]
@@ -137,7 +137,7 @@ def test_house_round_inputs_show_when_played_and_reach_the_stored_round(browser,
         table = page.request.post(f"{url}/v1/tables", data={
             "name": "House", "players": ["Ann", "Bo", "Cy", "Di"], "rules": {"preset": "gy-normal", **HOUSE}}).json()
         page.goto(table_link(url, table))
-    expect(page.locator("#round-title")).to_have_text("Round 1")
+    expect(page.locator("#round-title")).to_have_text("第 1 局")
     assert page.evaluate("T.table.rules") == {"preset": "gy-normal", **HOUSE}
 
     # Bo (not the dealer) self-draws on his first draw (地胡); 跟庄; Di discarded the first 8p (冲锋鸡).
@@ -166,7 +166,7 @@ def test_house_round_inputs_show_when_played_and_reach_the_stored_round(browser,
     how(page, "self")
     page.locator("#r-first-draw").check()
     page.locator("#save-round").click()
-    expect(page.locator("#round-status")).to_contain_text("Round 1 saved.")
+    expect(page.locator("#round-status")).to_contain_text("第 1 局已保存")
 
     table, rounds = stored(page, url)
     round_ = rounds[0]["round"]
@@ -188,7 +188,7 @@ def test_a_saved_profile_fills_the_form_and_the_choice_can_be_saved(browser, ser
     page, problems = open_page(browser, width)
     if not has_rules_list(page, url):
         pytest.skip("the house-rules panel is drawn from GET /v1/rules, which this server does not have yet")
-    # A profile saved earlier (from another table or the command line), with a key the form has no input for.
+    # A profile saved earlier (from another table or the command line); every rules key has its switch now.
     club = {"preset": "liupanshui", "genzhuang": 4, "fan_table": "app"}
     assert page.request.put(f"{url}/v1/profiles/Club", data={"rules": club}, headers=ADMIN).status == 200
     page.goto(url + "/#table")
@@ -197,14 +197,15 @@ def test_a_saved_profile_fills_the_form_and_the_choice_can_be_saved(browser, ser
     expect(page.locator("#t-preset")).to_have_value("liupanshui")
     expect(page.locator("#sw-genzhuang")).to_have_value("4")
     expect(page.locator("#sw-dealer_bonus")).to_be_checked()  # the preset's own value
-    expect(page.locator("#t-profile-extra")).to_contain_text('fan_table="app"')
+    expect(page.locator("#sw-fan_table")).to_have_value("app")
+    expect(page.locator("#t-profile-extra")).to_be_hidden()  # nothing left over without an input
     expect(page.locator("#profile-status")).to_contain_text("Club")
 
     # Change one switch and save the choice under a new name.
     page.fill("#sw-dihu", "23")
     page.fill("#t-profile-name", "Saturday 周六")
     page.locator("#t-save-profile").click()
-    expect(page.locator("#profile-status")).to_contain_text("Saved as “Saturday 周六”")
+    expect(page.locator("#profile-status")).to_contain_text("已保存为“Saturday 周六”")
     saved = page.request.get(f"{url}/v1/profiles/Saturday 周六").json()["rules"]
     assert saved == {**club, "dihu": 23}
     expect(page.locator("#t-profile")).to_have_value("Saturday 周六")
@@ -212,7 +213,7 @@ def test_a_saved_profile_fills_the_form_and_the_choice_can_be_saved(browser, ser
 
     # A table started from it has exactly those rules, and its round form asks for what they play.
     page.locator("#t-start").click()
-    expect(page.locator("#round-title")).to_have_text("Round 1")
+    expect(page.locator("#round-title")).to_have_text("第 1 局")
     assert page.evaluate("T.table.rules") == saved
     expect(page.locator("#r-first-draw-l")).to_be_visible()
     expect(page.locator("#r-genzhuang-l")).to_be_visible()
