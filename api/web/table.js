@@ -34,6 +34,7 @@ const tableStore = createStore({ table: null, rounds: [] });
 Object.defineProperties(T, {
   table: { get: () => tableStore.get().table, enumerable: true },
   rounds: { get: () => tableStore.get().rounds, enumerable: true },
+  round: { get: () => roundStore.get(), enumerable: true }, // the round being entered
 });
 
 const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
@@ -576,7 +577,7 @@ function seatRow(s) {
         h("input", { type: "checkbox", id: `s${s}-notready`, "data-bind": `seats.${s}.drawNotReady` }), " ",
         L("不叫", "不叫 not ready")),
       h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting`, "data-bind": `seats.${s}.baoTing` }), " ",
-        L("报听", "报听 declared ready")),
+        L("报听", "报听 declared")),
       L("拍照", "Photo", "button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) })),
     h("div", { class: "seg quick", id: `s${s}-quick`, role: "radiogroup", "aria-label": tr("这一家怎么给", "how this seat is given") },
       SEAT_MODES.map(([mode, zh, en]) => h("label", { "data-mode": mode },
@@ -1040,9 +1041,9 @@ function renderPreview(st, cha) {
       h("td", { lang: "en" }, named(t.reason))))
       : h("tr", {}, L("谁也不付", "nobody pays anyone", "td", { colspan: "4" }))));
   parts.push(h("table", { id: "preview-totals" },
-    h("tr", {}, h("th", {}, ""), L("牌", "hand 牌", "th", { class: "num" }), L("豆", "kongs 豆", "th", { class: "num" }),
-      L("鸡", "chickens 鸡", "th", { class: "num" }), L(`合计 × 底分 ${base}`, `total × 底分 ${base}`, "th", { class: "num" })),
-    st.players.map((p) => h("tr", {}, h("td", {}, n[p.seat], p.ting ? L(" · 叫牌", " · 叫牌 ready") : ""), h("td", { class: "num" }, p.hand),
+    h("tr", {}, h("th", {}, ""), L("牌", "hand", "th", { class: "num" }), L("豆", "kongs", "th", { class: "num" }),
+      L("鸡", "chickens", "th", { class: "num" }), L(`合计 × 底分 ${base}`, `total × base ${base}`, "th", { class: "num" })),
+    st.players.map((p) => h("tr", {}, h("td", {}, n[p.seat], p.ting ? L(" · 叫牌", " · ready") : ""), h("td", { class: "num" }, p.hand),
       h("td", { class: "num" }, p.dou), h("td", { class: "num" }, p.chicken),
       h("td", { class: "num" }, h("b", {}, signed(p.total * base)))))));
   parts.push(L(`下一庄：${n[st.next_dealer]}`, `Next dealer 下一庄: ${n[st.next_dealer]}`, "p", { class: "muted" }));
