@@ -255,6 +255,12 @@ async function saveProfile() {
   if (!name) { profileStatus(L("先给这套家规起个名字。", "Give the house rules a name first."), true); return; }
   const rules = rulesFromForm();
   const r = await api("PUT", `/v1/profiles/${encodeURIComponent(name)}`, { rules });
+  if (r.status === 401 || r.status === 403) {
+    // Saved house rules are the server's, for every table: only its admin key writes them (not a table's key).
+    profileStatus(L("只有服务器的管理员能保存家规（管理钥匙 ZHUOJI_ADMIN_KEY，或命令 zhuoji rules）。",
+                    "Only the server's admin saves house rules (the admin key ZHUOJI_ADMIN_KEY, or zhuoji rules)."), true);
+    return;
+  }
   if (!r.ok) { profileStatus(errorText(r), true); return; }
   await listProfiles(r.data.name);
   profileStatus(L(`已保存为“${r.data.name}”：${rulesText(r.data.rules)}。`, `Saved as “${r.data.name}”: ${rulesText(r.data.rules)}.`));
