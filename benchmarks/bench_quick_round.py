@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from api.service.app import create_app  # noqa: E402
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, model_path  # noqa: E402
-from tests.api.web_support import PHONE, ServerThread, launch_browser, sync_api  # noqa: E402
+from tests.api.web_support import PHONE, ServerThread, launch_browser, sync_api, table_link  # noqa: E402
 
 GOAL_TAPS = 10
 
@@ -62,7 +62,7 @@ def quick_round(page, taps: Taps, number: int, loser_modes: list[str], photo: Pa
         taps.click(page.locator(f'#s{seat}-quick label[data-mode="{mode}"]'))
     taps.click(page.locator("#save-round"))
     status = page.locator("#round-status")
-    expect(status).to_contain_text(f"Round {number} saved.", timeout=60_000)
+    expect(status).to_contain_text(f"第 {number} 局已保存", timeout=60_000)  # "Round n saved." (Chinese first)
     return time.perf_counter() - start
 
 
@@ -85,7 +85,7 @@ def main() -> None:
                 page = browser.new_page(**PHONE)
                 table = page.request.post(f"{server.url}/v1/tables", data={
                     "name": "Bench", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "gy-normal"}).json()
-                page.goto(f"{server.url}/#table={table['id']}")
+                page.goto(table_link(server.url, table))  # with its edit key: the page's writes need it
                 results = []
                 for n in range(1, args.rounds + 1):
                     taps = Taps()
