@@ -61,7 +61,7 @@ def quick_round(page, taps: Taps, number: int, loser_modes: list[str], photo: Pa
         taps.click(page.locator(f'#s{seat}-quick label[data-mode="{mode}"]'))
     taps.click(page.locator("#save-round"))
     status = page.locator("#round-status")
-    expect(status).to_contain_text(f"Round {number} saved.", timeout=60_000)
+    expect(status).to_contain_text(f"第 {number} 局已保存", timeout=60_000)  # "Round n saved." (Chinese first)
     return time.perf_counter() - start
 
 

@@ -1,5 +1,6 @@
 // The page's one way to the API: JSON in and out, the table's edit key as a Bearer token on its writes.
 import { editKey } from "./device.js";
+import { tr } from "./i18n.js";
 
 const TABLE_WRITE = /^\/v1\/tables\/([A-Za-z0-9_-]+)(\/|$|\?)/;
 
@@ -21,16 +22,17 @@ export async function api(method, url, body, headers = {}) {
 
 // A write without this table's edit key is refused (401 key_required, 403 wrong_key): say what to do about it.
 const KEY_HELP = {
-  key_required: "这台手机没有这一桌的记分钥匙：请打开开桌的人分享的记分链接。 This device has no edit key for this "
-    + "table: open the edit link from whoever started it.",
-  wrong_key: "这台手机的记分钥匙不对：请重新打开记分链接。 This device's edit key for this table is wrong: open "
-    + "the edit link again.",
+  key_required: ["这台手机没有这一桌的记分钥匙：请打开开桌的人分享的记分链接。",
+                 "This device has no edit key for this table: open the edit link from whoever started it."],
+  wrong_key: ["这台手机的记分钥匙不对：请重新打开记分链接。",
+              "This device's edit key for this table is wrong: open the edit link again."],
 };
 
+// The server's own message (its words), or the page's in the current language.
 export function errorText(r) {
   const error = r.data && r.data.error;
-  if (!error) return `Error ${r.status}`;
-  return KEY_HELP[error.code] || error.message;
+  if (!error) return tr(`出错了（${r.status}）`, `Error ${r.status}`);
+  return KEY_HELP[error.code] ? tr(...KEY_HELP[error.code]) : error.message;
 }
 
 export const errorCode = (r) => (r.data && r.data.error ? r.data.error.code : null);

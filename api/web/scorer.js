@@ -1,6 +1,7 @@
 // 捉鸡 scorer web page: photo or live camera → /v1/score or /v1/read; corrections re-score via /v1/hand
 // (text only, the detector does not run again). No build step, no framework.
 import { $, h, svg, MELD_TYPES, SUIT_ZH, TILES, tileChip, toText, fromText, normalise } from "./dom.js";
+import { L, tr } from "./i18n.js";
 
 const MAX_SIDE = 1600; // photos are scaled down before upload: faster on phones, enough pixels for hand photos
 const LIVE_EVERY_MS = 700; // live view: one frame to /v1/read every 0.7 s (skipped while one is in flight)
@@ -22,9 +23,12 @@ const state = {
 
 // ----------------------------------------------------------------------------------------- small helpers
 
-function setStatus(text, isError = false) {
+const noAnswer = (err) => L(`连不上服务器（${err.message}）。`, `No answer from the server (${err.message}).`);
+
+// A message is a label in both languages (L(…), switched with the page) or a server's own text.
+function setStatus(message, isError = false) {
   const el = $("status");
-  el.textContent = text;
+  el.replaceChildren(...(message ? [message] : []));
   el.classList.toggle("error", isError);
 }
 
@@ -89,11 +93,12 @@ function loadReading(data) {
 function calibrationNote(data) {
   const c = data.calibration;
   if (!c || (!c.applied && !c.message.startsWith("recalibrate:"))) return "";
-  return c.applied ? " Read with your set's calibration." : ` ${c.message}`;
+  return c.applied ? L(" 用你们这副牌的校准认的。", " Read with your set's calibration.") : ` ${c.message}`;
 }
 
 function foreignNote(n) {
-  return n ? `${n} tile${n > 1 ? "s" : ""} not in the 108-tile set (a wind, dragon or flower) — removed. ` : "";
+  return n ? L(`${n} 张不在 108 张里（风、箭或花）——已去掉。`,
+               `${n} tile${n > 1 ? "s" : ""} not in the 108-tile set (a wind, dragon or flower) — removed. `) : "";
 }
 
 function boxLabel(box) {
@@ -151,7 +156,8 @@ function drawHand() {
     melds.append(h("span", { class: "meld" }, type, chips));
   });
   const n = handCount();
-  $("count").textContent = `${n} tiles${n === 13 ? " · waiting" : n === 14 ? " · won" : " · a hand has 13 or 14"}`;
+  $("count").replaceChildren(L(`${n} 张${n === 13 ? " · 等牌" : n === 14 ? " · 胡了" : " · 一手牌 13 或 14 张"}`,
+    `${n} tiles${n === 13 ? " · waiting" : n === 14 ? " · won" : " · a hand has 13 or 14"}`));
   $("hand-text").value = toText(state.hand.map((e) => e.tile).filter((t) => TILES.includes(t)));
   $("meld-text").value = state.melds.map((m) => `${m.type}:${m.tile || "?"}`).join(" ");
 }
@@ -187,16 +193,19 @@ let pickTarget = null;
 
 function openPicker(target) {
   pickTarget = target;
-  const titles = { hand: "Which tile is it?", meld: "Tile of this meld", river: "Discarded tile",
-                   indicator: "翻鸡 flipped tile", box: "Add this tile to the hand", new: "Add a tile to the hand",
-                   newmeld: "Tile of the new meld (碰 pong)" };
+  const titles = { hand: ["是哪张牌？", "Which tile is it?"], meld: ["这一组是什么牌", "Tile of this meld"],
+                   river: ["打出的牌", "Discarded tile"], indicator: ["翻鸡", "翻鸡 flipped tile"],
+                   box: ["把这张加进手牌", "Add this tile to the hand"], new: ["加一张到手牌", "Add a tile to the hand"],
+                   newmeld: ["新的一组（碰）是什么牌", "Tile of the new meld (碰 pong)"] };
   const current = { hand: () => state.hand[target.index].tile, meld: () => state.melds[target.index].tile || "back",
                     river: () => state.river[target.index].tile, indicator: () => state.indicator.tile }[target.kind];
   const now = current ? current() : null;
-  const where = { hand: () => `tile ${target.index + 1} of the hand`, meld: () => `meld ${target.index + 1}`,
-                  river: () => `discard ${target.index + 1}`, indicator: () => "翻鸡 indicator" }[target.kind];
-  $("picker-title").textContent = now
-    ? `Correct ${where()}: read as ${now} → which tile is it?` : titles[target.kind];
+  const i = target.index + 1;
+  const where = { hand: () => [`手牌第 ${i} 张`, `tile ${i} of the hand`], meld: () => [`第 ${i} 组`, `meld ${i}`],
+                  river: () => [`打出的第 ${i} 张`, `discard ${i}`], indicator: () => ["翻鸡", "翻鸡 indicator"] }[target.kind];
+  $("picker-title").replaceChildren(now
+    ? L(`改${where()[0]}：认成了 ${now} → 是哪张？`, `Correct ${where()[1]}: read as ${now} → which tile is it?`)
+    : L(...titles[target.kind]));
   $("picker-current").replaceChildren(...(now ? [tileChip(now, { class: "current" })] : []));
   $("picker-current").hidden = !now;
   for (const b of $("picker-grid").querySelectorAll(".tile")) {
@@ -271,18 +280,21 @@ function changed() {
 // The /v1/hand request for the current tiles, or a message saying what is missing.
 function handRequest() {
   const tiles = state.hand.map((e) => e.tile);
-  if (tiles.some((t) => !TILES.includes(t))) return [null, "A tile of the hand could not be read: tap it and choose."];
-  if (state.melds.some((m) => !m.tile)) return [null, "A 闷豆 (concealed kong) lies face down: tap it and choose its tile."];
+  if (tiles.some((t) => !TILES.includes(t))) return [null, L("手牌里有一张没认出来：点它，选一张。", "A tile of the hand could not be read: tap it and choose.")];
+  if (state.melds.some((m) => !m.tile)) {
+    return [null, L("有个闷豆扣着：点它，选它的牌。", "A 闷豆 (concealed kong) lies face down: tap it and choose its tile.")];
+  }
   const count = handCount();
   let win = $("win-tile").value || null;
   if (count === 14) {
     win = win || tiles[tiles.length - 1];
     const at = tiles.lastIndexOf(win);
-    if (at < 0) return [null, `The winning tile ${win} is not in the hand.`];
+    if (at < 0) return [null, L(`胡的牌 ${win} 不在手牌里。`, `The winning tile ${win} is not in the hand.`)];
     tiles.splice(at, 1);
   } else if (count !== 13) {
-    return [null, `${count} tiles (concealed + 3 per meld): a hand has 13 (waiting) or 14 (won). ` +
-                  "Tap ＋ tile to add a missing one, or tap a tile to remove it."];
+    return [null, L(`${count} 张（手里的 + 每组 3 张）：一手牌 13 张（等牌）或 14 张（胡了）。点“+ 牌”补上漏的，或点一张去掉。`,
+                    `${count} tiles (concealed + 3 per meld): a hand has 13 (waiting) or 14 (won). ` +
+                    "Tap ＋ tile to add a missing one, or tap a tile to remove it.")];
   }
   const flipped = $("flipped").value || (state.indicator && TILES.includes(state.indicator.tile) ? state.indicator.tile : null);
   return [{
@@ -299,14 +311,14 @@ async function rescore() {
     const [ok, data] = await postJSON("/v1/hand", req);
     if (seq !== state.seq) return;
     if (ok) renderResult(data, null);
-    else renderResult(null, data.error ? data.error.message : "The server refused this hand.");
+    else renderResult(null, data.error ? data.error.message : L("服务器不接受这手牌。", "The server refused this hand."));
   } catch (err) {
-    if (seq === state.seq) renderResult(null, `No answer from the server (${err.message}).`);
+    if (seq === state.seq) renderResult(null, noAnswer(err));
   }
 }
 
 function typeLabel(t) {
-  return [t.name_zh, " ", h("span", { class: "en" }, t.name_en)];
+  return L(t.name_zh, `${t.name_zh} ${t.name_en}`);
 }
 
 // On a phone the score is a screen below the photo: bring it into view after a photo or a typed hand (not
@@ -324,44 +336,47 @@ function renderResult(a, problem, assumptions = []) {
   if (a.status === "win" && !a.allowed) {
     // 胡牌通行证: the hand is complete but may not be taken on a discard. One verdict, with why, and what
     // would make it a win, instead of a fan count that is never paid.
-    body.append(h("p", { class: "headline refused", id: "verdict" }, "不能胡 ",
-                  h("span", { class: "en" }, "no win on this discard")),
-                h("p", { id: "verdict-why" }, `Why: ${a.discard_win_reason.replace(/^not allowed:\s*/, "")}. `,
+    const reason = a.discard_win_reason.replace(/^not allowed:\s*/, "");
+    body.append(L("不能胡", "不能胡 no win on this discard", "p", { class: "headline refused", id: "verdict" }),
+                h("p", { id: "verdict-why" }, L(`为什么：${reason}。`, `Why: ${reason}. `),
                   h("span", { id: "hand-type" }, typeLabel(a.hand_type)),
-                  ` (${a.hand_type.fan} 番 fan) only wins by 自摸 self-draw, or with a 豆 kong.`),
-                h("p", { class: "muted", id: "fan" }, "nothing is paid on this discard"));
+                  L(`（${a.hand_type.fan} 番）只能自摸胡，或者有豆才能胡。`,
+                    ` (${a.hand_type.fan} 番 fan) only wins by 自摸 self-draw, or with a 豆 kong.`)),
+                L("这一张打出来不付钱", "nothing is paid on this discard", "p", { class: "muted", id: "fan" }));
   } else if (a.status === "win") {
     body.append(h("p", { class: "headline", id: "hand-type" }, typeLabel(a.hand_type)),
-                h("p", { class: "fan", id: "fan" }, h("b", {}, a.hand_type.fan), " 番 fan · win value W = ",
+                h("p", { class: "fan", id: "fan" }, h("b", {}, a.hand_type.fan), L(" 番 · 胡牌分 W = ", " 番 fan · win value W = "),
                   h("b", {}, a.win_value)));
   } else if (a.status === "not_a_win") {
-    body.append(h("p", { class: "headline", id: "hand-type" }, "不成牌 ", h("span", { class: "en" }, "not a win")),
+    body.append(L("不成牌", "不成牌 not a win", "p", { class: "headline", id: "hand-type" }),
                 h("p", { class: "error" }, a.reason));
   } else if (a.status === "ready") {
-    body.append(h("p", { class: "headline", id: "hand-type" }, "叫牌 ", h("span", { class: "en" }, "ready (waiting)")),
-                h("p", { class: "fan", id: "fan" }, "best ", a.best_hand_type ? typeLabel(a.best_hand_type) : "",
-                  " ", h("b", {}, a.best_fan), " 番 fan"));
+    body.append(L("叫牌", "叫牌 ready (waiting)", "p", { class: "headline", id: "hand-type" }),
+                h("p", { class: "fan", id: "fan" }, L("最多 ", "best "), a.best_hand_type ? typeLabel(a.best_hand_type) : "",
+                  " ", h("b", {}, a.best_fan), L(" 番", " 番 fan")));
   } else {
-    body.append(h("p", { class: "headline", id: "hand-type" }, "未叫牌 ", h("span", { class: "en" }, "not ready")));
+    body.append(L("未叫牌", "未叫牌 not ready", "p", { class: "headline", id: "hand-type" }));
   }
   if (a.waits.length) {
-    body.append(h("h3", {}, a.status === "win" ? "Waits before the win 听牌" : "Waits 听牌"),
+    body.append(a.status === "win" ? L("胡之前听的牌", "Waits before the win 听牌", "h3") : L("听牌", "Waits 听牌", "h3"),
       h("table", { id: "waits" },
-        h("tr", {}, h("th", {}, "tile"), h("th", {}, "type"), h("th", {}, "fan"), h("th", {}, "自摸 W"),
-          h("th", {}, "点炮"), h("th", {}, "left")),
-        a.waits.map((w) => h("tr", {}, h("td", {}, tileChip(w.tile)), h("td", {}, w.hand_type.name_zh),
-          h("td", {}, w.hand_type.fan), h("td", {}, w.self_drawn_value), h("td", {}, w.discard_win_allowed ? "✓" : "✗ no 豆"),
-          h("td", {}, `${w.copies_left} left`)))));
+        h("tr", {}, L("牌", "tile", "th"), L("牌型", "type", "th"), L("番", "fan", "th"), L("自摸 W", "自摸 self-drawn W", "th"),
+          L("点炮", "点炮 discard", "th"), L("剩", "left", "th")),
+        a.waits.map((w) => h("tr", {}, h("td", {}, tileChip(w.tile)), h("td", {}, typeLabel(w.hand_type)),
+          h("td", {}, w.hand_type.fan), h("td", {}, w.self_drawn_value),
+          h("td", {}, w.discard_win_allowed ? "✓" : L("✗ 没豆", "✗ no 豆")),
+          h("td", {}, L(`剩 ${w.copies_left}`, `${w.copies_left} left`))))));
   }
   if (a.decompositions.length) {
-    body.append(h("h3", {}, "Reading 分组"), h("div", { class: "groups" }, a.decompositions[0].map((g) => h("span", {}, g))));
+    body.append(L("分组", "Reading 分组", "h3"), h("div", { class: "groups" }, a.decompositions[0].map((g) => h("span", {}, g))));
   }
   if (a.chickens && a.chickens.tiles.length) {
-    body.append(h("p", {}, `鸡 chickens: ${a.chickens.tiles.map((c) => `${c.tile}×${c.count}`).join(", ")} = ${a.chickens.total}`));
+    const chickens = `${a.chickens.tiles.map((c) => `${c.tile}×${c.count}`).join(", ")} = ${a.chickens.total}`;
+    body.append(L(`鸡：${chickens}`, `鸡 chickens: ${chickens}`, "p"));
   }
-  if (assumptions.length) body.append(h("ul", { class: "lines muted" }, assumptions.map((s) => h("li", {}, s))));
-  body.append(h("details", { open: true }, h("summary", {}, "Why 说明"),
-                h("ul", { class: "lines", id: "explanation" }, a.explanation.map((s) => h("li", {}, s)))));
+  if (assumptions.length) body.append(h("ul", { class: "lines muted", lang: "en" }, assumptions.map((s) => h("li", {}, s))));
+  body.append(h("details", { open: true }, L("说明", "Why 说明", "summary"),
+                h("ul", { class: "lines", id: "explanation", lang: "en" }, a.explanation.map((s) => h("li", {}, s)))));
 }
 
 // ----------------------------------------------------------------------------------------- photo upload
@@ -404,7 +419,7 @@ export async function uploadBlob(file) {
 
 async function onFile(file) {
   if (!file) return;
-  setStatus("Reading the photo…");
+  setStatus(L("正在认照片……", "Reading the photo…"));
   const blob = await uploadBlob(file);
   const form = new FormData();
   form.append("image", blob, "photo.jpg");
@@ -419,17 +434,18 @@ async function onFile(file) {
     const res = await fetch("/v1/score", { method: "POST", body: form });
     const data = await res.json();
     if (seq !== state.seq) return;
-    if (!res.ok) { failedUpload(data.error ? data.error.message : `Error ${res.status}`); return; }
+    if (!res.ok) { failedUpload(data.error ? data.error.message : tr(`出错了（${res.status}）`, `Error ${res.status}`)); return; }
     showPhoto(blob, data.image);
     const foreign = loadReading(data);
-    setStatus(`${foreignNote(foreign)}${data.tiles.length - foreign} tiles found in ${data.seconds.toFixed(1)} s.` +
-              calibrationNote(data));
+    const found = data.tiles.length - foreign, seconds = data.seconds.toFixed(1);
+    setStatus(h("span", {}, foreignNote(foreign), L(`${seconds} 秒找到 ${found} 张牌。`, `${found} tiles found in ${seconds} s.`),
+                calibrationNote(data)));
     if (foreign) { changed(); return; } // the server scored the hand with them: score what is left
     render();
     renderResult(data.analysis, data.score_error && data.score_error.message, data.assumptions);
     resultInView();
   } catch (err) {
-    failedUpload(`Upload failed: ${err.message}`);
+    failedUpload(L(`上传失败：${err.message}`, `Upload failed: ${err.message}`));
   }
 }
 
@@ -439,14 +455,15 @@ const live = { stream: null, timer: null, busy: false, lastKey: "", stable: 0 };
 
 async function startLive() {
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    setStatus("The live camera needs HTTPS (or localhost) and a browser that allows it; use “Take or upload photo”.", true);
+    setStatus(L("实时看牌要 HTTPS（或 localhost）和允许用相机的浏览器；请用“拍照或选照片”。",
+                "The live camera needs HTTPS (or localhost) and a browser that allows it; use “Take or upload photo”."), true);
     return;
   }
   try {
     live.stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1280 } },
                                                              audio: false });
   } catch (err) {
-    setStatus(`Camera not available: ${err.message}`, true);
+    setStatus(L(`用不了相机：${err.message}`, `Camera not available: ${err.message}`), true);
     return;
   }
   $("video").srcObject = live.stream;
@@ -474,23 +491,24 @@ async function liveTick() {
     const res = await fetch("/v1/read", { method: "POST", body: form });
     const data = await res.json();
     if (!live.stream) return;
-    if (!res.ok) { $("live-status").textContent = data.error ? data.error.message : `Error ${res.status}`; return; }
+    if (!res.ok) { $("live-status").textContent = data.error ? data.error.message : tr(`出错了（${res.status}）`, `Error ${res.status}`); return; }
     const key = JSON.stringify([data.hand.concealed_tiles, data.hand.melds.map((m) => [m.type, m.tile])]);
     const legal = data.hand.count === 13 || data.hand.count === 14;
     live.stable = legal && key === live.lastKey ? live.stable + 1 : legal ? 1 : 0;
     live.lastKey = key;
     $("live-status").textContent = legal
-      ? `Reading ${data.hand.concealed || "…"} — steady ${live.stable}/${LIVE_STABLE}`
-      : (data.retake[0] || { message: "Hold the phone over the tiles…" }).message;
+      ? tr(`认出 ${data.hand.concealed || "…"} —— 稳定 ${live.stable}/${LIVE_STABLE}`,
+           `Reading ${data.hand.concealed || "…"} — steady ${live.stable}/${LIVE_STABLE}`)
+      : (data.retake[0] || { message: tr("把手机对着牌……", "Hold the phone over the tiles…") }).message;
     if (live.stable >= LIVE_STABLE) {
       stopLive();
       showPhoto(blob, data.image);
       loadReading(data);
       changed();
-      setStatus("Steady reading: frozen. Tap a tile to correct it.");
+      setStatus(L("读数稳定：已定格。点一张牌可以改。", "Steady reading: frozen. Tap a tile to correct it."));
     }
   } catch (err) {
-    $("live-status").textContent = `No answer from the server (${err.message}).`;
+    $("live-status").replaceChildren(noAnswer(err));
   } finally {
     live.busy = false;
   }
@@ -517,8 +535,9 @@ async function scoreTypedHand() {
   for (const token of normalise($("meld-text").value.replace(/\s+/g, " ")).split(" ").filter(Boolean)) {
     const meld = parseMeld(token);
     if (!meld) {
-      renderResult(null, `Meld “${token}”: write the type and the tile, e.g. pong:5m, kong:3s, added_kong:7p or ` +
-                         "concealed_kong:9s (碰5m, 杠3s also work).");
+      renderResult(null, L(`“${token}”这一组：写类型和牌，比如 碰5m、杠3s，或 pong:5m、kong:3s、added_kong:7p、concealed_kong:9s。`,
+                           `Meld “${token}”: write the type and the tile, e.g. pong:5m, kong:3s, added_kong:7p or ` +
+                           "concealed_kong:9s (碰5m, 杠3s also work)."));
       return;
     }
     melds.push(meld);
@@ -536,11 +555,11 @@ async function scoreTypedHand() {
   try {
     [ok, data] = await postJSON("/v1/hand", req);
   } catch (err) {
-    if (seq === state.seq) renderResult(null, `No answer from the server (${err.message}).`);
+    if (seq === state.seq) renderResult(null, noAnswer(err));
     return;
   }
   if (seq !== state.seq) return;
-  if (!ok) { renderResult(null, data.error ? data.error.message : "The server refused this hand."); resultInView(); return; }
+  if (!ok) { renderResult(null, data.error ? data.error.message : L("服务器不接受这手牌。", "The server refused this hand.")); resultInView(); return; }
   // Taken: the typed tiles replace the photo's reading (and the photo itself).
   clearPhoto();
   state.hand = tiles.map((tile) => ({ tile, box: null, fixed: true }));
@@ -549,7 +568,7 @@ async function scoreTypedHand() {
   state.indicator = null;
   render();
   renderResult(data, null);
-  setStatus("Typed hand scored.");
+  setStatus(L("打字输入的手牌已算好。", "Typed hand scored."));
   resultInView();
 }
 
@@ -603,10 +622,10 @@ export function photoForSeat(selfDrawn) {
 // (a 14-tile hand's, as chosen or the last), the melds, the river and the 翻鸡 tile when the photo showed one.
 export function seatReading() {
   const count = handCount();
-  if (!count) return { problem: "The photo is not read yet: a moment." };
+  if (!count) return { problem: L("照片还没认完：稍等。", "The photo is not read yet: a moment.") };
   const tiles = state.hand.map((e) => e.tile);
   if (tiles.some((t) => !TILES.includes(t)) || state.melds.some((m) => !m.tile)) {
-    return { problem: "A tile of that hand is still unread: tap it on the photo and choose it first." };
+    return { problem: L("这手牌还有一张没认出来：先在照片上点它，选一张。", "A tile of that hand is still unread: tap it on the photo and choose it first.") };
   }
   let win = null;
   if (count === 14) {
@@ -623,6 +642,6 @@ export function resetScorer() {
   clearPhoto();
   Object.assign(state, { hand: [], melds: [], river: [], indicator: null });
   render();
-  $("result-body").replaceChildren(h("p", { class: "muted" }, "拍一张手牌，或者打字输入。 Take a photo or type a hand."));
+  $("result-body").replaceChildren(L("拍一张手牌，或者打字输入。", "Take a photo or type a hand.", "p", { class: "muted" }));
   setStatus("");
 }

@@ -9,7 +9,7 @@ import { api, authFor, errorCode, errorText } from "./api.js";
 import { deviceProfiles, dropDraft, editKey, forgetTable, knownTables, lastPlayers, loadDraft, queued,
          rememberPlayers, rememberTable, saveDeviceProfile, saveDraft, setQueued, storeKey } from "./device.js";
 import { createStore } from "./store.js";
-import { tr } from "./i18n.js";
+import { L, tr } from "./i18n.js";
 import { qrcode } from "./vendor/qrcode-generator.mjs";
 
 const SEATS = [0, 1, 2, 3];
@@ -34,25 +34,30 @@ const tableStore = createStore({ table: null, rounds: [] });
 Object.defineProperties(T, {
   table: { get: () => tableStore.get().table, enumerable: true },
   rounds: { get: () => tableStore.get().rounds, enumerable: true },
+  round: { get: () => roundStore.get(), enumerable: true }, // the round being entered
 });
 
 const names = () => (T.table ? T.table.players : DEFAULT_NAMES);
 
 // One status line speaks at a time: a new message (or error) clears the other, so no stale "saved" or "undone"
 // stays beside it.
-function roundStatus(text, isError = false) {
+// A message is a label in both languages (L(…), switched with the page) or a server's own text.
+function roundStatus(message, isError = false) {
   const el = $("round-status");
-  el.textContent = text;
+  el.replaceChildren(...(message ? [message] : []));
   el.classList.toggle("error", isError);
-  if (text) $("table-status").textContent = "";
+  if (message) $("table-status").replaceChildren();
 }
 
-function tableStatus(text, isError = false) {
+function tableStatus(message, isError = false) {
   const el = $("table-status");
-  el.textContent = text;
+  el.replaceChildren(...(message ? [message] : []));
   el.classList.toggle("error", isError);
-  if (text) $("round-status").textContent = "";
+  if (message) $("round-status").replaceChildren();
 }
+
+// A store's message: [zh, en] (drawn in the current language at each render) or a server's own text.
+const say = (message) => (Array.isArray(message) ? tr(...message) : message);
 
 // ----------------------------------------------------------------------------------------------- views
 
@@ -62,8 +67,8 @@ function showView(table) {
   $("table-view").hidden = !on;
   $("tab-table").toggleAttribute("aria-current", on);
   $("tab-score").toggleAttribute("aria-current", !on);
-  $("sub").textContent = on ? tr("一桌一晚上：每局结算、累计分、记录。", "A table's evening: each round's settlement, running totals, history.")
-    : tr("拍一家的手牌：牌型、番数、听牌。", "Photograph one player's tiles: hand type, fan, waits.");
+  $("sub").replaceChildren(on ? L("一桌一晚上：每局结算、累计分、记录。", "A table's evening: each round's settlement, running totals, history.")
+    : L("拍一家的手牌：牌型、番数、听牌。", "Photograph one player's tiles: hand type, fan, waits."));
   // The scorer's photos are this table's round photos while it is open: read with its set's calibration.
   useTableCalibration(on && T.table && !T.readonly ? T.table.id : null);
   if (!on) setTarget(null);
@@ -73,14 +78,15 @@ function option(value, label, selected = false) {
   return h("option", { value, selected }, label);
 }
 
+// none: the label of the empty choice, [zh, en].
 function fillSeatSelect(el, { none = null, value = null } = {}) {
   const keep = value ?? el.value;
-  el.replaceChildren(...(none ? [option("", none)] : []), ...SEATS.map((s) => option(String(s), names()[s])));
+  el.replaceChildren(...(none ? [L(...none, "option", { value: "" })] : []), ...SEATS.map((s) => option(String(s), names()[s])));
   if (keep !== "" && keep != null && [...el.options].some((o) => o.value === String(keep))) el.value = String(keep);
 }
 
 function fillTileSelect(el, none) {
-  el.replaceChildren(...(none ? [option("", none)] : []),
+  el.replaceChildren(...(none ? [L(...none, "option", { value: "" })] : []),
                      ...TILES.map((t) => option(t, `${t} ${t[0]}${SUIT_ZH[t[1]]}`)));
 }
 
@@ -90,7 +96,7 @@ function buildStartForm() {
   // Last time's players are offered again (kept on this device); names used before are suggested while typing.
   const players = lastPlayers() || ["Ann", "Bo", "Cy", "Di"];
   const known = [...new Set(knownTables().flatMap((t) => t.players || []))];
-  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, `${tr("座位", "Seat")} ${s + 1} `,
+  $("t-players").replaceChildren(...SEATS.map((s) => h("label", {}, L(`座位 ${s + 1}`, `Seat ${s + 1}`), " ",
     h("input", { id: `t-p${s}`, value: players[s] || "", maxlength: "40", required: true, list: "t-known",
                  oninput: refreshDealerNames }))),
     h("datalist", { id: "t-known" }, known.map((n) => h("option", { value: n }))));
@@ -110,7 +116,8 @@ async function loadRules() {
     r = { ok: false };
   }
   T.rules = r.ok ? r.data : null;
-  if (T.table && !T.readonly && T.rules) renderRoundFields(); // the table opened before the rules came
+  if (T.table && T.rules) tableStore.set({}); // the table opened before the rules came: its rules' titles
+  if (T.table && !T.readonly && T.rules) renderRoundFields();
   if (T.rules) {
     const keep = $("t-preset").value;
     $("t-preset").replaceChildren(...T.rules.presets.map((p) => option(p.name, `${p.title_zh} ${p.title_en}`)));
@@ -143,20 +150,18 @@ function switchInput(sw) {
 
 function renderSwitches() {
   const rules = T.rules;
-  $("t-house").querySelector("summary").textContent = tr("家规", "House rules 家规");
   if (!rules) {
-    $("t-switches").replaceChildren(h("p", { class: "hint", id: "t-no-rules" },
-      tr("这个服务器不列出规则开关（GET /v1/rules）：只能选预设和保存的家规。",
-         "This server does not list its rules switches (GET /v1/rules): presets and saved house rules only.")));
+    $("t-switches").replaceChildren(L("这个服务器不列出规则开关（GET /v1/rules）：只能选预设和保存的家规。",
+      "This server does not list its rules switches (GET /v1/rules): presets and saved house rules only.", "p",
+      { class: "hint", id: "t-no-rules" }));
     return;
   }
-  const en = tr(false, true);
   $("t-switches").replaceChildren(...rules.groups.map((g) => {
     const mine = rules.switches.filter((sw) => sw.group === g.name);
     return mine.length ? h("fieldset", { class: "switch-group", "data-group": g.name },
-      h("legend", {}, en ? `${g.title_en} ${g.title_zh}` : `${g.title_zh} ${g.title_en}`),
+      L(`${g.title_zh} ${g.title_en}`, `${g.title_en} ${g.title_zh}`, "legend"),
       mine.map((sw) => h("label", { class: `switch ${sw.kind}`, "data-switch": sw.name }, switchInput(sw),
-        h("span", {}, h("b", {}, en ? sw.title_en : sw.title_zh), " — ", en ? sw.explanation_en : sw.explanation_zh)))) : null;
+        h("span", {}, L(sw.title_zh, sw.title_en, "b"), " — ", L(sw.explanation_zh, sw.explanation_en))))) : null;
   }));
   presetDefaults();
 }
@@ -165,7 +170,7 @@ const presetRules = (name) => ((T.rules && T.rules.presets.find((p) => p.name ==
 
 function refreshDealerNames() {
   const current = $("t-dealer").value || "0";
-  $("t-dealer").replaceChildren(...SEATS.map((s) => option(String(s), $(`t-p${s}`).value || `Seat ${s + 1}`)));
+  $("t-dealer").replaceChildren(...SEATS.map((s) => option(String(s), $(`t-p${s}`).value || tr(`座位 ${s + 1}`, `Seat ${s + 1}`))));
   $("t-dealer").value = current;
 }
 
@@ -204,20 +209,21 @@ async function listProfiles(select = null) {
   const served = r.ok ? Object.fromEntries(r.data.profiles.map((p) => [p.name, p.rules])) : {};
   const mine = deviceProfiles();
   T.profiles = { ...examples, ...served, ...mine };
-  const label = (name) => {
+  const label = (name) => { // [中文, English]
     const example = ((T.rules && T.rules.profiles) || []).find((p) => p.name === name);
-    if (name in mine) return `${name} · ${tr("本机", "this phone")}`;
-    return example && !(name in served) ? `${example.title_zh} ${example.title_en} · ${tr("示例", "example")}` : name;
+    if (name in mine) return [`${name} · 本机`, `${name} · this phone`];
+    if (example && !(name in served)) return [`${example.title_zh} · 示例`, `${example.title_en} · example`];
+    return [name, name];
   };
   const keep = select ?? $("t-profile").value;
-  $("t-profile").replaceChildren(option("", tr("— 无，下面自选 —", "— none, choose below —")),
-                                 ...Object.keys(T.profiles).map((name) => option(name, label(name))));
+  $("t-profile").replaceChildren(L("— 不用，下面选 —", "— none, choose below —", "option", { value: "" }),
+                                 ...Object.keys(T.profiles).map((name) => L(...label(name), "option", { value: name })));
   $("t-profile").value = keep in T.profiles ? keep : "";
 }
 
-function profileStatus(text, isError = false) {
+function profileStatus(message, isError = false) {
   const el = $("profile-status");
-  el.textContent = text;
+  el.replaceChildren(message);
   el.classList.toggle("error", isError);
 }
 
@@ -239,14 +245,14 @@ function profileChosen() {
   showProfileExtra();
   $("t-profile-name").value = name;
   $("t-house").open = true;
-  profileStatus(`House rules “${name}”: ${rulesText(rules)}.`);
+  profileStatus(L(`家规“${name}”：${rulesText(rules)}。`, `House rules “${name}”: ${rulesText(rules)}.`));
 }
 
 function showProfileExtra() {
   const extra = Object.entries(T.profileExtra);
   $("t-profile-extra").hidden = !extra.length;
-  $("t-profile-extra").textContent = extra.length
-    ? `Also from the profile 另有: ${extra.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}` : "";
+  const list = extra.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ");
+  $("t-profile-extra").replaceChildren(...(extra.length ? [L(`家规里另有：${list}`, `Also from the profile: ${list}`)] : []));
 }
 
 function presetChanged() {
@@ -258,22 +264,23 @@ function presetChanged() {
 
 async function saveProfile() {
   const name = $("t-profile-name").value.trim();
-  if (!name) { profileStatus(tr("先给这套规则起个名字。", "Give the house rules a name first."), true); return; }
+  if (!name) { profileStatus(L("先给这套家规起个名字。", "Give the house rules a name first."), true); return; }
   const rules = rulesFromForm();
+  // Saving on the service is its admin's (PUT /v1/profiles needs the admin key): the page keeps them here.
   saveDeviceProfile(name, rules);
   await listProfiles(name);
-  profileStatus(`${tr("已存在本机", "Saved on this phone as")} “${name}”: ${rulesText(rules)}.`);
+  profileStatus(L(`已存在这台手机上：“${name}”：${rulesText(rules)}。`, `Saved on this phone as “${name}”: ${rulesText(rules)}.`));
 }
 
 async function startTable(ev) {
   ev.preventDefault();
-  const body = { name: $("t-name").value.trim() || "Table", players: SEATS.map((s) => $(`t-p${s}`).value.trim()),
+  const body = { name: $("t-name").value.trim() || tr("牌桌", "Table"), players: SEATS.map((s) => $(`t-p${s}`).value.trim()),
                  rules: rulesFromForm(), dealer: Number($("t-dealer").value) };
   let r;
   try {
     r = await api("POST", "/v1/tables", body);
   } catch (err) {
-    startError(`${tr("连不上服务器", "No answer from the server")} (${err.message}).`);
+    startError(noAnswer(err));
     return;
   }
   if (!r.ok) { startError(errorText(r)); return; }
@@ -284,21 +291,23 @@ async function startTable(ev) {
   await openTable(r.data.id);
 }
 
-function startError(text) {
+function startError(message) {
   let el = $("start-error");
   if (!el) { el = h("p", { id: "start-error", class: "status error" }); $("start-form").append(el); }
-  el.textContent = text;
+  el.replaceChildren(message);
 }
+
+const noAnswer = (err) => L(`连不上服务器（${err.message}）。`, `No answer from the server (${err.message}).`);
 
 // The tables this device created or opened (there is no public list of tables on the server).
 function listRecent() {
   const tables = knownTables();
   const list = $("recent");
-  if (!tables.length) { list.replaceChildren(h("li", { class: "muted" }, tr("还没有", "none yet"))); return; }
+  if (!tables.length) { list.replaceChildren(L("还没有", "none yet", "li", { class: "muted" })); return; }
   list.replaceChildren(...tables.slice(0, 20).map((t) => h("li", {},
     h("a", { href: `/#table=${t.id}`, onclick: (ev) => { ev.preventDefault(); openTable(t.id); } }, t.name || t.id),
     h("span", { class: "muted" }, ` · ${(t.players || []).join(", ")}` +
-      (t.rounds != null ? ` · ${t.rounds} round${t.rounds === 1 ? "" : "s"}` : "") +
+      (t.rounds != null ? ` · ${tr(`${t.rounds} 局`, `${t.rounds} round${t.rounds === 1 ? "" : "s"}`)}` : "") +
       (t.key ? "" : ` · ${tr("只看", "view only")}`) + ` · ${new Date(t.opened).toLocaleString()}`))));
 }
 
@@ -326,7 +335,7 @@ async function openTable(id, { view = false } = {}) {
     }
     got = got || await fetchTable(base);
   } catch (err) {
-    startError(`${tr("连不上服务器", "No answer from the server")} (${err.message}).`);
+    startError(noAnswer(err));
     if (!view) showStart();
     return;
   }
@@ -390,9 +399,11 @@ function showStart() {
 }
 
 function rulesText(rules) {
-  if (typeof rules === "string") return rules;
-  const { preset, ...rest } = rules;
-  return `${preset} + ${Object.entries(rest).map(([k, v]) => `${k}=${v}`).join(", ")}`;
+  const { preset, ...rest } = typeof rules === "string" ? { preset: rules } : rules;
+  const p = T.rules && T.rules.presets.find((x) => x.name === preset);
+  const title = p ? tr(p.title_zh, p.title_en) : preset;
+  const changed = Object.entries(rest);
+  return changed.length ? `${title} + ${changed.map(([k, v]) => `${k}=${v}`).join(", ")}` : title;
 }
 
 function renderTable() {
@@ -403,23 +414,22 @@ function renderTable() {
                                                              "data-seat": s },
     h("span", { class: "swatch", style: `background:${COLORS[s]}` }),
     h("span", { class: "who" }, t.players[s]),
-    s === t.dealer ? h("span", { class: "badge", title: "dealer of the next hand" },
-                       `庄${t.streak > 1 ? ` 连庄×${t.streak}` : ""}`) : null,
+    s === t.dealer ? h("span", { class: "badge", title: tr("下一局的庄家", "dealer of the next hand") },
+                       `${tr("庄", "庄 dealer")}${t.streak > 1 ? ` 连庄×${t.streak}` : ""}`) : null,
     h("b", { class: "points", id: `total-${s}` }, signed(t.totals[s])))));
   $("export").href = `${readBase()}/export?format=csv`;
   $("undo").disabled = T.readonly || !T.rounds.length;
   for (const id of ["undo", "close-table", "settle-open"]) $(id).hidden = T.readonly;
   $("readonly-badge").hidden = !T.readonly;
-  if (t.finished) tableStatus(tr("这一桌已结束：只能看，不能再记。", "This table is finished: read only, no more rounds."));
+  if (t.finished) tableStatus(L("这一桌已结束：只能看，不能再记。", "This table is finished: read only, no more rounds."));
   shareStore.set({ viewUrl: viewUrl(), editUrl: editUrl() });
   if (!$("settle-card").hidden) settleStore.set({ totals: t.totals, players: t.players });
   renderHistory();
   renderChart();
   for (const id of ["r-winner", "r-discarder"]) fillSeatSelect($(id));
-  for (const id of ["r-first1s", "r-claimed"]) fillSeatSelect($(id), { none: id === "r-first1s" ? "no 1s discarded" : "nobody" });
-  fillSeatSelect($("r-first8p"), { none: "no 8p discarded" });
-  fillSeatSelect($("r-claimed8p"), { none: "nobody" });
+  fillFirstSelects();
   renderSeatNames();
+  renderRound(roundStore.get()); // the seat selects just refilled show the round's values again
 }
 
 const signed = (n) => (n > 0 ? `+${n}` : String(n));
@@ -427,11 +437,12 @@ const signed = (n) => (n > 0 ? `+${n}` : String(n));
 function outcomeWords(round) {
   const o = round.outcome;
   const n = names();
-  if (o.type === "draw") return "黄牌 draw";
+  if (o.type === "draw") return tr("黄牌", "黄牌 draw");
   if (o.type !== "win") return o.type;
   const winners = o.winners.map((w) => n[w]).join(", ");
-  if (o.self_drawn || o.discarder == null) return `${winners} 自摸 ${o.win_tile}`;
-  return `${n[o.discarder]} 点炮 → ${winners}${o.winners.length > 1 ? " (一炮多响)" : ""} ${o.win_tile}`;
+  if (o.self_drawn || o.discarder == null) return `${winners} ${tr("自摸", "自摸 self-drawn")} ${o.win_tile}`;
+  const multi = o.winners.length > 1 ? ` (${tr("一炮多响", "一炮多响 several")})` : "";
+  return `${n[o.discarder]} ${tr("点炮", "点炮 discard")} → ${winners}${multi} ${o.win_tile}`;
 }
 
 // A round's summary as the server gives it (hand type, fan, who paid); older servers send none of it.
@@ -442,7 +453,7 @@ function summaryCells(r) {
   const sm = summaryOf(r) || {};
   const wins = sm.wins && sm.wins.length ? sm.wins : sm.hand_type ? [{ hand_type: sm.hand_type, fan: sm.fan }] : [];
   const type = wins.map((w) => `${w.hand_type.zh} ${tr("", w.hand_type.en)}`.trim()).join(" / ");
-  const fan = wins.map((w) => `${w.fan} 番`).join(" / ");
+  const fan = wins.map((w) => tr(`${w.fan} 番`, `${w.fan} 番 fan`)).join(" / ");
   const payer = sm.payer != null ? `${names()[sm.payer]} ${tr("付", "paid")}` : sm.kind === "win" ? tr("三家付", "all three") : "";
   return [h("td", { class: "type" }, type), h("td", { class: "fan nowrap" }, fan), h("td", { class: "payer nowrap" }, payer)];
 }
@@ -452,8 +463,8 @@ function renderHistory() {
   // The hand type, fan and payer columns where the server summarises its rounds.
   const summaries = T.rounds.some((r) => summaryOf(r));
   const sum = (cells) => (summaries ? cells : []);
-  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, "庄"), h("th", {}, tr("这一局", "round")),
-                 ...sum([h("th", {}, tr("牌型", "hand")), h("th", {}, "番"), h("th", {}, tr("谁付", "paid by"))]),
+  const head = h("tr", {}, h("th", {}, "#"), h("th", {}, tr("庄", "dealer 庄")), h("th", {}, tr("这一局", "round")),
+                 ...sum([h("th", {}, tr("牌型", "hand")), h("th", {}, tr("番", "fan 番")), h("th", {}, tr("谁付", "paid by"))]),
                  ...n.map((x) => h("th", { class: "num name" }, x)), T.readonly ? null : h("th", {}, ""));
   const rows = T.rounds.map((r) => h("tr", { "data-round": r.number },
     h("td", {}, r.number), h("td", { class: "nowrap" }, n[r.dealer] + (r.streak > 1 ? ` ×${r.streak}` : "")),
@@ -473,26 +484,26 @@ function renderHistory() {
 // shown at (one SVG unit a CSS pixel), so that its labels stay 12 px on a phone.
 function renderChart() {
   if (!T.rounds.length) {
-    $("chart").replaceChildren(h("p", { class: "muted" }, tr("还没有局：第一局后这里画出累计分。",
-      "No rounds yet: the chart of running totals starts with round 1.")));
+    $("chart").replaceChildren(L("还没有局：第一局后这里画出累计分。",
+      "No rounds yet: the chart of running totals starts with round 1.", "p", { class: "muted" }));
     return;
   }
-  const W = Math.max(300, Math.round($("chart").clientWidth || 640)), H = 220, L = 44, R = 10, TOP = 14, B = 26;
+  const W = Math.max(300, Math.round($("chart").clientWidth || 640)), H = 220, LEFT = 44, R = 10, TOP = 14, B = 26;
   const series = SEATS.map((s) => [0, ...T.rounds.map((r) => r.totals_after[s])]);
   const all = series.flat();
   const lo = Math.min(0, ...all), hi = Math.max(1, ...all);
   const n = Math.max(1, T.rounds.length);
-  const x = (i) => L + (i * (W - L - R)) / n;
+  const x = (i) => LEFT + (i * (W - LEFT - R)) / n;
   const y = (v) => TOP + ((hi - v) * (H - TOP - B)) / (hi - lo || 1);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
-                             "aria-label": "running totals per round" });
-  chart.append(svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "axis" }));
+                             "aria-label": tr("每局后的累计分", "running totals per round") });
+  chart.append(svg("line", { x1: LEFT, x2: W - R, y1: y(0), y2: y(0), class: "axis" }));
   for (const v of [lo, hi]) {
-    const t = svg("text", { x: L - 6, y: y(v) + 5, "text-anchor": "end", class: "tick" });
+    const t = svg("text", { x: LEFT - 6, y: y(v) + 5, "text-anchor": "end", class: "tick" });
     t.textContent = signed(v);
     chart.append(t);
   }
-  const every = Math.ceil(T.rounds.length / Math.max(1, Math.floor((W - L - R) / 28))); // labels never overlap
+  const every = Math.ceil(T.rounds.length / Math.max(1, Math.floor((W - LEFT - R) / 28))); // labels never overlap
   for (let i = 0; i <= T.rounds.length; i += every) {
     const t = svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" });
     t.textContent = String(i);
@@ -510,76 +521,173 @@ function renderChart() {
 
 // -------------------------------------------------------------------------------------------- the round
 
+// The round being entered is a store: every input dispatches its change into it (data-bind names the field),
+// the form is drawn from it, the draft kept per table is it, and the preview and Save read it (roundOf), never
+// the inputs. Select values are kept as the strings the selects hold; roundOf turns them into the API's round.
+
 // How a seat that did not win is given at a win: its whole hand, or in one tap 叫 (ready: only the chicken tiles
 // it holds) or 不叫 (not ready) — the quick round; melds and river either way.
 const SEAT_MODES = [["tiles", "手牌", "tiles"], ["ready", "叫", "ready"], ["not_ready", "不叫", "not ready"]];
 
+const freshSeat = () => ({ mode: "tiles", drawNotReady: false, tiles: "", holds: "", river: "", baoTing: false, melds: [] });
+
+const freshRound = () => ({
+  how: "self", winner: "0", discarder: "1", multi: [false, false, false, false], winTile: "1m", flipped: "",
+  kongDraw: false, hot: false, robbed: false, firstDraw: false, genZhuang: false,
+  first1s: "", claimed1s: "", first8p: "", claimed8p: "",
+  fields: { weekday: String(new Date().getDay() || 7) }, // 1 = Monday … 7 = Sunday: today, editable
+  seats: SEATS.map(freshSeat),
+});
+
+const roundStore = createStore(freshRound());
+
+// A copy of the state with the value at path (["seats", "2", "tiles"]) replaced.
+function setIn(obj, [key, ...rest], value) {
+  const copy = Array.isArray(obj) ? [...obj] : { ...obj };
+  copy[key] = rest.length ? setIn(obj[key], rest, value) : value;
+  return copy;
+}
+
+const getIn = (obj, path) => path.reduce((o, k) => (o == null ? undefined : o[k]), obj);
+
+// A change typed or tapped: into the store (which redraws the form), the preview it invalidates dropped, the
+// draft kept.
+function dispatch(path, value) {
+  const keys = path.split(".");
+  const st = roundStore.get();
+  if (getIn(st, keys) === value) return;
+  roundStore.set(setIn(st, keys, value));
+  T.preview = null;
+  if (keys[0] === "how") $("settle-preview").replaceChildren();
+  keepDraft();
+}
+
+const updateSeat = (s, change) => dispatch(`seats.${s}`, { ...roundStore.get().seats[s], ...change(roundStore.get().seats[s]) });
+
+function onRoundInput(ev) {
+  const el = ev.target;
+  if (!el.dataset || !el.dataset.bind || (el.type === "radio" && !el.checked)) return;
+  dispatch(el.dataset.bind, el.type === "checkbox" ? el.checked : el.value);
+}
+
+function winnersOf(st) {
+  if (st.how === "draw") return [];
+  return st.how === "multi" ? SEATS.filter((s) => st.multi[s]) : [Number(st.winner)];
+}
+
+// At a win a seat that did not win may be given quick (叫 / 不叫); the winners and every seat at 黄牌 by tiles.
+const modeOf = (st, s) => (st.how === "draw" || winnersOf(st).includes(s) ? "tiles" : st.seats[s].mode);
+// 黄牌: a player who is not ready needs no tiles; what was typed stays, hidden, in case the tick was a slip.
+const skippedAtDraw = (st, s) => st.how === "draw" && st.seats[s].drawNotReady;
+
 function seatRow(s) {
-  const row = h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
+  return h("div", { class: "seat", id: `seat-${s}`, "data-seat": s },
     h("div", { class: "seat-head" },
       h("b", { class: "seat-name nowrap", id: `seat-name-${s}` }), h("span", { class: "seat-role", id: `seat-role-${s}` }),
-      h("label", { class: "inline", id: `s${s}-notready-l`, hidden: how() !== "draw",
-                   title: "黄牌: not ready (no 叫), the tiles are not needed" },
-        h("input", { type: "checkbox", id: `s${s}-notready`, onchange: () => seatShown(s) }), " 不叫 not ready"),
-      h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting` }), " 报听"),
-      h("button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) }, "拍照 Photo")),
-    h("div", { class: "seg quick", id: `s${s}-quick`, role: "radiogroup", "aria-label": "how this seat is given" },
+      h("label", { class: "inline", id: `s${s}-notready-l`,
+                   title: tr("黄牌：没叫牌，不用输他的牌", "黄牌: not ready (no 叫), the tiles are not needed") },
+        h("input", { type: "checkbox", id: `s${s}-notready`, "data-bind": `seats.${s}.drawNotReady` }), " ",
+        L("不叫", "不叫 not ready")),
+      h("label", { class: "inline" }, h("input", { type: "checkbox", id: `s${s}-baoting`, "data-bind": `seats.${s}.baoTing` }), " ",
+        L("报听", "报听 declared")),
+      L("拍照", "Photo", "button", { class: "btn small", type: "button", id: `s${s}-photo`, onclick: () => photoFor(s) })),
+    h("div", { class: "seg quick", id: `s${s}-quick`, role: "radiogroup", "aria-label": tr("这一家怎么给", "how this seat is given") },
       SEAT_MODES.map(([mode, zh, en]) => h("label", { "data-mode": mode },
-        h("input", { type: "radio", name: `s${s}-mode`, value: mode, checked: mode === "tiles",
-                     onchange: () => seatShown(s) }), `${zh} `, h("span", { class: "en" }, en)))),
+        h("input", { type: "radio", name: `s${s}-mode`, value: mode, "data-bind": `seats.${s}.mode` }), " ",
+        L(zh, mode === "tiles" ? en : `${zh} ${en}`)))),
     h("div", { class: "seat-body", id: `s${s}-body` },
-      h("label", { id: `s${s}-tiles-l` }, "手牌 Tiles (MPSZ; a winner's without the winning tile) ",
-        h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p" })),
+      h("label", { id: `s${s}-tiles-l` }, L("手牌（MPSZ；胡的人不含胡的那张）", "Tiles (MPSZ; a winner's without the winning tile)"), " ",
+        h("input", { id: `s${s}-tiles`, autocomplete: "off", spellcheck: "false", placeholder: "123m456p789s1155p",
+                     "data-bind": `seats.${s}.tiles` })),
       h("div", { class: "row small", id: `s${s}-holds-row` },
-        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "手里的鸡 held"),
-          h("input", { id: `s${s}-holds`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
-        h("button", { class: "btn small", type: "button", title: "a 幺鸡 held in this player's hand",
-                      onclick: () => addTo(`s${s}-holds`, "1s") }, "+1s"),
-        h("button", { class: "btn small", type: "button", title: "an 8p held in this player's hand",
-                      onclick: () => addTo(`s${s}-holds`, "8p") }, "+8p")),
+        h("label", { class: "inline grow" }, L("手里的鸡", "Chickens held", "span", { class: "nowrap" }),
+          h("input", { id: `s${s}-holds`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p",
+                       "data-bind": `seats.${s}.holds` })),
+        h("button", { class: "btn small", type: "button", title: tr("手里的一张幺鸡", "a 幺鸡 held in this player's hand"),
+                      onclick: () => addTile(s, "holds", "1s") }, "+1s"),
+        h("button", { class: "btn small", type: "button", title: tr("手里的一张八筒", "an 8p held in this player's hand"),
+                      onclick: () => addTile(s, "holds", "8p") }, "+8p")),
       h("div", { class: "melds", id: `s${s}-melds` }),
       h("div", { class: "row small" },
-        h("button", { class: "btn small", type: "button", onclick: () => { addMeld(s); keepDraft(); } }, "+ 碰/杠 meld")),
+        L("+ 碰/杠", "+ 碰/杠 meld", "button", { class: "btn small", type: "button",
+          onclick: () => updateSeat(s, (seat) => ({ melds: [...seat.melds, { type: "pong", tile: "5m", from: "" }] })) })),
       h("div", { class: "row small" },
-        h("label", { class: "inline grow" }, h("span", { class: "nowrap" }, "河 River"),
-          h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p" })),
-        h("button", { class: "btn small", type: "button", title: "a 幺鸡 in this player's river",
-                      onclick: () => addTo(`s${s}-river`, "1s") }, "+1s"),
-        h("button", { class: "btn small", type: "button", title: "an 8p (乌骨鸡) in this player's river",
-                      onclick: () => addTo(`s${s}-river`, "8p") }, "+8p"))));
-  return row;
+        h("label", { class: "inline grow" }, L("河", "River 河", "span", { class: "nowrap" }),
+          h("input", { id: `s${s}-river`, autocomplete: "off", spellcheck: "false", placeholder: "1s8p",
+                       "data-bind": `seats.${s}.river` })),
+        h("button", { class: "btn small", type: "button", title: tr("河里的一张幺鸡", "a 幺鸡 in this player's river"),
+                      onclick: () => addTile(s, "river", "1s") }, "+1s"),
+        h("button", { class: "btn small", type: "button", title: tr("河里的一张八筒（乌骨鸡）", "an 8p (乌骨鸡) in this player's river"),
+                      onclick: () => addTile(s, "river", "8p") }, "+8p"))));
 }
 
-// 黄牌: a player who is not ready needs no tiles; what was typed stays, hidden, in case the tick was a slip.
-const seatMode = (s) => (document.querySelector(`input[name=s${s}-mode]:checked`) || { value: "tiles" }).value;
-
-function winnersOfForm() {
-  const v = how();
-  if (v === "draw") return [];
-  return v === "multi" ? SEATS.filter((s) => $(`r-w${s}`).checked) : [Number($("r-winner").value)];
+function addTile(s, field, tile) {
+  updateSeat(s, (seat) => ({ [field]: normalise(seat[field]) + tile }));
 }
 
-// What a seat shows: at 黄牌 a not-ready player needs no tiles; at a win a seat that did not win may be given
-// quick (叫 / 不叫). What was typed stays, hidden, in case the tap was a slip.
-function seatShown(s) {
-  const draw = how() === "draw";
-  const quickable = !draw && !winnersOfForm().includes(s);
-  const mode = quickable ? seatMode(s) : "tiles";
-  const skipped = draw && $(`s${s}-notready`).checked;
-  $(`s${s}-quick`).hidden = !quickable;
-  $(`s${s}-body`).hidden = skipped;
-  $(`s${s}-photo`).hidden = skipped || mode !== "tiles";
-  $(`s${s}-baoting`).closest("label").hidden = skipped || mode === "not_ready";
-  $(`s${s}-tiles-l`).hidden = mode !== "tiles";
-  $(`s${s}-holds-row`).hidden = mode !== "ready";
+const fedBy = (seat) => tr(`${names()[seat]} 打的`, `fed by ${names()[seat]}`);
+
+function meldRow(s, i) {
+  const others = SEATS.filter((x) => x !== s);
+  return h("div", { class: "meld-row" },
+    h("select", { class: "m-type", "aria-label": "meld type", "data-bind": `seats.${s}.melds.${i}.type` },
+      Object.entries(MELD_TYPES).map(([k, v]) => option(k, v))),
+    h("select", { class: "m-tile", "aria-label": "meld tile", "data-bind": `seats.${s}.melds.${i}.tile` },
+      TILES.map((t) => option(t, t))),
+    h("select", { class: "m-from", "aria-label": "fed by", "data-bind": `seats.${s}.melds.${i}.from` },
+      L("自己", "self 自己", "option", { value: "" }), others.map((o) => option(String(o), fedBy(o)))),
+    h("button", { class: "btn small danger", type: "button", "aria-label": tr("去掉这一组", "remove meld"),
+                  onclick: () => updateSeat(s, (seat) => ({ melds: seat.melds.filter((_, j) => j !== i) })) }, "✕"));
 }
 
-function seatsShown() {
-  for (const s of SEATS) if ($(`seat-${s}`)) seatShown(s);
+// The form drawn from the round's state: values, what is shown, the meld rows.
+function renderRound(st) {
+  if (!$("seat-0")) return;
+  for (const s of SEATS) {
+    const box = $(`s${s}-melds`);
+    const melds = st.seats[s].melds;
+    if (box.children.length !== melds.length) box.replaceChildren(...melds.map((_, i) => meldRow(s, i)));
+    melds.forEach((m, i) => { box.children[i].querySelector(".m-from").hidden = !["pong", "kong"].includes(m.type); });
+  }
+  for (const el of $("round-card").querySelectorAll("[data-bind]")) {
+    const v = getIn(st, el.dataset.bind.split("."));
+    if (el.type === "checkbox") el.checked = !!v;
+    else if (el.type === "radio") el.checked = el.value === v;
+    else if (el.value !== String(v ?? "")) el.value = String(v ?? "");
+  }
+  const v = st.how;
+  $("r-winner-l").hidden = v === "multi" || v === "draw";
+  $("r-discarder-l").hidden = v === "self" || v === "draw";
+  $("r-winners").hidden = v !== "multi";
+  $("r-win-tile").closest("label").hidden = v === "draw";
+  $("r-flipped").closest("label").hidden = v === "draw";
+  $("r-flags").hidden = v === "draw";
+  $("r-kong-draw").closest("label").hidden = v !== "self";
+  for (const id of ["r-hot", "r-robbed"]) $(id).closest("label").hidden = v === "self";
+  // No 鸡 at a draw (RULES.md §6.4): the first 1s does not matter then.
+  $("r-first1s").closest(".grid2").hidden = v === "draw";
+  $("r-first1s-hint").hidden = v === "draw";
+  $("r-draw-hint").hidden = v !== "draw";
+  $("r-first-draw-l").hidden = !firstDrawShown(st);
+  $("r-genzhuang-l").hidden = !houseRule("genzhuang");
+  $("r-first8p-row").hidden = !first8pShown(st);
+  const kinds = [houseRule("tianhu") ? `天胡 ${houseRule("tianhu")}` : null, houseRule("dihu") ? `地胡 ${houseRule("dihu")}` : null];
+  $("r-first-draw-text").textContent = `${kinds.filter(Boolean).join(" / ")}${tr("：第一次摸牌就胡（之前没人打牌、碰、杠）",
+    ": won on the first draw (nothing discarded or laid before)")}`;
+  const winners = winnersOf(st);
+  for (const s of SEATS) {
+    const mode = modeOf(st, s);
+    const skipped = skippedAtDraw(st, s);
+    $(`seat-role-${s}`).dataset.how = v;
+    $(`s${s}-notready-l`).hidden = v !== "draw";
+    $(`s${s}-quick`).hidden = v === "draw" || winners.includes(s);
+    $(`s${s}-body`).hidden = skipped;
+    $(`s${s}-photo`).hidden = skipped || mode !== "tiles";
+    $(`s${s}-baoting`).closest("label").hidden = skipped || mode === "not_ready";
+    $(`s${s}-tiles-l`).hidden = mode !== "tiles";
+    $(`s${s}-holds-row`).hidden = mode !== "ready";
+  }
 }
-
-const notShown = (s) => how() === "draw" && $(`s${s}-notready`).checked;
-const quickMode = (s) => (how() === "draw" || winnersOfForm().includes(s) ? "tiles" : seatMode(s));
 
 // A house rule of the table (its rules object; a preset alone plays none of them).
 function houseRule(key) {
@@ -587,21 +695,12 @@ function houseRule(key) {
   return rules && typeof rules === "object" ? rules[key] : undefined;
 }
 
-// The round inputs of the house rules, shown only when the table plays them.
-function renderHouseInputs() {
-  const v = how();
-  $("r-first-draw-l").hidden = v !== "self" || !(houseRule("tianhu") || houseRule("dihu"));
-  $("r-genzhuang-l").hidden = !houseRule("genzhuang");
-  $("r-first8p-row").hidden = v === "draw" || !houseRule("wuguji_chongfeng");
-  const kinds = [houseRule("tianhu") ? `天胡 ${houseRule("tianhu")}` : null, houseRule("dihu") ? `地胡 ${houseRule("dihu")}` : null];
-  $("r-first-draw-text").textContent = `${kinds.filter(Boolean).join(" / ")}: won on the first draw (nothing discarded or laid before)`;
-  if ($("r-genzhuang-l").hidden) $("r-genzhuang").checked = false;
-  if ($("r-first-draw-l").hidden) $("r-first-draw").checked = false;
-  if ($("r-first8p-row").hidden) { $("r-first8p").value = ""; $("r-claimed8p").value = ""; }
-}
+// The round inputs of the house rules count only when the table plays them.
+const firstDrawShown = (st) => st.how === "self" && !!(houseRule("tianhu") || houseRule("dihu"));
+const first8pShown = (st) => st.how !== "draw" && !!houseRule("wuguji_chongfeng");
 
 // Round inputs that some switches need (GET /v1/rules round_fields, e.g. weekday for 星期鸡), shown only when the
-// table's rules need them. The weekday starts at today's (1 = Monday … 7 = Sunday), editable.
+// table's rules need them.
 function roundFieldsNeeded() {
   return ((T.rules && T.rules.round_fields) || []).filter((f) =>
     Object.entries(f.needed_when || {}).some(([sw, values]) => values.includes(houseRule(sw))));
@@ -609,33 +708,11 @@ function roundFieldsNeeded() {
 
 function renderRoundFields() {
   if (!$("r-fields")) return;
-  $("r-fields").replaceChildren(...roundFieldsNeeded().map((f) => h("label", { title: f.explanation_en || "" },
-    `${f.explanation_zh || f.explanation_en || f.name} `,
+  $("r-fields").replaceChildren(...roundFieldsNeeded().map((f) => h("label", {},
+    L(f.explanation_zh || f.explanation_en || f.name, f.explanation_en || f.explanation_zh || f.name), " ",
     h("input", { type: "number", id: `r-field-${f.name}`, min: f.min ?? null, max: f.max ?? null,
-                 value: f.name === "weekday" ? String(new Date().getDay() || 7) : "" }))));
-}
-
-function addTo(id, tile) {
-  const el = $(id);
-  el.value = normalise(el.value) + tile;
-  keepDraft();
-}
-
-function addMeld(s, meld = { type: "pong", tile: "5m", from: null }) {
-  const box = $(`s${s}-melds`);
-  const others = SEATS.filter((x) => x !== s);
-  const type = h("select", { class: "m-type", "aria-label": "meld type" },
-                 Object.entries(MELD_TYPES).map(([k, v]) => option(k, v, k === meld.type)));
-  const tile = h("select", { class: "m-tile", "aria-label": "meld tile" },
-                 TILES.map((t) => option(t, t, t === meld.tile)));
-  const from = h("select", { class: "m-from", "aria-label": "fed by" },
-                 option("", "self 自己"), others.map((o) => option(String(o), `fed by ${names()[o]}`, o === meld.from)));
-  const fromShown = () => { from.hidden = !["pong", "kong"].includes(type.value); };
-  type.addEventListener("change", fromShown);
-  fromShown();
-  box.append(h("div", { class: "meld-row" }, type, tile, from,
-    h("button", { class: "btn small danger", type: "button", "aria-label": "remove meld",
-                  onclick: (ev) => { ev.target.closest(".meld-row").remove(); keepDraft(); } }, "✕")));
+                 "data-bind": `fields.${f.name}` }))));
+  renderRound(roundStore.get());
 }
 
 function renderSeatNames() {
@@ -644,9 +721,9 @@ function renderSeatNames() {
     const name = $(`seat-name-${s}`);
     if (!name) continue;
     name.textContent = names()[s];
-    $(`seat-role-${s}`).textContent = t && s === dealerOfRound() ? " 庄 dealer" : "";
+    $(`seat-role-${s}`).textContent = t && s === dealerOfRound() ? tr(" 庄", " 庄 dealer") : "";
     for (const sel of $(`s${s}-melds`).querySelectorAll(".m-from")) {
-      for (const o of sel.options) if (o.value !== "") o.textContent = `fed by ${names()[Number(o.value)]}`;
+      for (const o of sel.options) if (o.value !== "") o.textContent = fedBy(Number(o.value));
     }
   }
 }
@@ -661,157 +738,126 @@ function streakOfRound() {
   return T.table.streak;
 }
 
-function how() {
-  return document.querySelector("input[name=r-how]:checked").value;
-}
-
-function setHowRound(value) {
-  document.querySelector(`input[name=r-how][value=${value}]`).checked = true;
-  howChanged();
-}
-
-function howChanged() {
-  const v = how();
-  $("r-winner-l").hidden = v === "multi" || v === "draw";
-  $("r-discarder-l").hidden = v === "self" || v === "draw";
-  $("r-winners").hidden = v !== "multi";
-  $("r-win-tile").closest("label").hidden = v === "draw";
-  $("r-flipped").closest("label").hidden = v === "draw";
-  $("r-flags").hidden = v === "draw";
-  $("r-kong-draw").closest("label").hidden = v !== "self";
-  for (const id of ["r-hot", "r-robbed"]) $(id).closest("label").hidden = v === "self";
-  for (const s of SEATS) {
-    $(`seat-role-${s}`).dataset.how = v;
-    $(`s${s}-notready-l`).hidden = v !== "draw";
-    seatShown(s);
-  }
-  // No 鸡 at a draw (RULES.md §6.4): the first 1s does not matter then.
-  $("r-first1s").closest(".grid2").hidden = v === "draw";
-  $("r-first1s-hint").hidden = v === "draw";
-  $("r-draw-hint").hidden = v !== "draw";
-  renderHouseInputs();
-  T.preview = null;
-  $("settle-preview").replaceChildren();
-}
-
-function resetRoundForm(keepStatus = true) {
+// A new round (or the round being edited, or a draft): the form's structure for this table's names, then its
+// values from the state.
+function resetRoundForm(keepStatus = true, state = freshRound()) {
   T.editing = null;
   T.preview = null;
   T.idem = null;
-  $("round-title").textContent = `Round ${T.rounds.length + 1}`;
-  $("save-round").textContent = "保存这一局 Save round";
+  renderRoundTitle();
   $("cancel-edit").hidden = true;
   $("seats").replaceChildren(...SEATS.map(seatRow));
   $("r-winners").replaceChildren(...SEATS.map((s) => h("label", {},
-    h("input", { type: "checkbox", id: `r-w${s}`, value: String(s) }), " ", names()[s])));
+    h("input", { type: "checkbox", id: `r-w${s}`, value: String(s), "data-bind": `multi.${s}` }), " ", names()[s])));
   fillTileSelect($("r-win-tile"), null);
-  fillTileSelect($("r-flipped"), "none (wall empty)");
-  fillSeatSelect($("r-winner"), { value: "0" });
-  fillSeatSelect($("r-discarder"), { value: "1" });
-  fillSeatSelect($("r-first1s"), { none: "no 1s discarded", value: "" });
-  fillSeatSelect($("r-claimed"), { none: "nobody", value: "" });
-  fillSeatSelect($("r-first8p"), { none: "no 8p discarded", value: "" });
-  fillSeatSelect($("r-claimed8p"), { none: "nobody", value: "" });
-  for (const id of ["r-kong-draw", "r-hot", "r-robbed", "r-first-draw", "r-genzhuang"]) $(id).checked = false;
-  setHowRound("self");
+  fillTileSelect($("r-flipped"), ["没有（牌墙摸完）", "none (wall empty)"]);
+  fillSeatSelect($("r-winner"));
+  fillSeatSelect($("r-discarder"));
+  fillFirstSelects();
+  $("settle-preview").replaceChildren();
+  roundStore.set(state);
   renderRoundFields();
   renderSeatNames();
-  $("settle-preview").replaceChildren();
   if (!keepStatus) roundStatus("");
 }
 
-// The round as the table API takes it: the /v1/settle body without rules, dealer, streak and base.
-function roundFromForm() {
-  const v = how();
+function fillFirstSelects() {
+  fillSeatSelect($("r-first1s"), { none: ["没人打幺鸡", "no 1s discarded"] });
+  fillSeatSelect($("r-claimed"), { none: ["没人", "nobody"] });
+  fillSeatSelect($("r-first8p"), { none: ["没人打八筒", "no 8p discarded"] });
+  fillSeatSelect($("r-claimed8p"), { none: ["没人", "nobody"] });
+}
+
+// The round's title and its Save button: a new round, or the round being edited.
+function renderRoundTitle() {
+  const n = T.editing ?? T.rounds.length + 1;
+  $("round-title").replaceChildren(T.editing == null ? L(`第 ${n} 局`, `Round ${n}`)
+    : L(`修改第 ${n} 局（后面的局重新结算）`, `Edit round ${n} (later rounds are settled again)`));
+  $("save-round").replaceChildren(T.editing == null ? L("保存这一局", "Save round")
+    : L(`保存第 ${n} 局的修改`, `Save changes to round ${n}`));
+}
+
+// The round as the table API takes it (the /v1/settle body without rules, dealer, streak and base), from the state.
+function roundOf(st) {
+  const v = st.how;
   const players = SEATS.map((s) => {
-    if (notShown(s)) return { not_ready: true };
-    const melds = [...$(`s${s}-melds`).querySelectorAll(".meld-row")].map((row) => {
-      const m = { type: row.querySelector(".m-type").value, tile: row.querySelector(".m-tile").value };
-      const from = row.querySelector(".m-from").value;
-      if (["pong", "kong"].includes(m.type) && from !== "") m.from = Number(from);
-      return m;
-    });
-    const river = normalise($(`s${s}-river`).value);
-    const mode = quickMode(s);
+    if (skippedAtDraw(st, s)) return { not_ready: true };
+    const seat = st.seats[s];
+    const melds = seat.melds.map((m) => (["pong", "kong"].includes(m.type) && m.from !== ""
+      ? { type: m.type, tile: m.tile, from: Number(m.from) } : { type: m.type, tile: m.tile }));
+    const river = normalise(seat.river);
+    const mode = modeOf(st, s);
     // The quick forms of a seat that did not win (the summary contract): no concealed tiles.
     if (mode === "not_ready") return { not_ready: true, melds, river };
-    const bao_ting = $(`s${s}-baoting`).checked;
-    if (mode === "ready") return { ready: true, holds: normalise($(`s${s}-holds`).value), melds, river, bao_ting };
-    return { concealed: normalise($(`s${s}-tiles`).value), melds, river, bao_ting };
+    const bao_ting = seat.baoTing;
+    if (mode === "ready") return { ready: true, holds: normalise(seat.holds), melds, river, bao_ting };
+    return { concealed: normalise(seat.tiles), melds, river, bao_ting };
   });
   let outcome;
   if (v === "draw") outcome = { type: "draw" };
   else {
-    const winners = v === "multi" ? SEATS.filter((s) => $(`r-w${s}`).checked) : [Number($("r-winner").value)];
-    outcome = { type: "win", winners, win_tile: $("r-win-tile").value, self_drawn: v === "self",
-                discarder: v === "self" ? null : Number($("r-discarder").value),
-                kong_draw: v === "self" && $("r-kong-draw").checked,
-                hot_discard: v !== "self" && $("r-hot").checked, robbed_kong: v !== "self" && $("r-robbed").checked };
-    if ($("r-first-draw").checked) outcome.first_draw = true;
+    outcome = { type: "win", winners: winnersOf(st), win_tile: st.winTile, self_drawn: v === "self",
+                discarder: v === "self" ? null : Number(st.discarder),
+                kong_draw: v === "self" && st.kongDraw,
+                hot_discard: v !== "self" && st.hot, robbed_kong: v !== "self" && st.robbed };
+    if (st.firstDraw && firstDrawShown(st)) outcome.first_draw = true;
   }
-  const firstOf = (who, by) => (v === "draw" || $(who).value === "" ? null
-    : { discarder: Number($(who).value), claimed_by: $(by).value === "" ? null : Number($(by).value) });
+  const firstOf = (who, by) => (v === "draw" || who === "" ? null
+    : { discarder: Number(who), claimed_by: by === "" ? null : Number(by) });
   // 翻鸡 is only turned after a win: a 黄牌 round has none.
-  const round = { players, outcome, flipped: v === "draw" ? null : $("r-flipped").value || null,
-                  first_1s: firstOf("r-first1s", "r-claimed") };
+  const round = { players, outcome, flipped: v === "draw" ? null : st.flipped || null,
+                  first_1s: firstOf(st.first1s, st.claimed1s) };
   // The house-rule inputs go only into the rounds of tables that play them.
-  const first8p = firstOf("r-first8p", "r-claimed8p");
+  const first8p = first8pShown(st) ? firstOf(st.first8p, st.claimed8p) : null;
   if (first8p) round.first_8p = first8p;
-  if ($("r-genzhuang").checked) round.gen_zhuang = true;
+  if (st.genZhuang && houseRule("genzhuang")) round.gen_zhuang = true;
   for (const f of roundFieldsNeeded()) {
-    const el = $(`r-field-${f.name}`);
-    if (el && el.value !== "") round[f.name] = Number(el.value);
+    const value = st.fields[f.name];
+    if (value != null && value !== "") round[f.name] = Number(value);
   }
   return round;
 }
 
-function loadRoundIntoForm(round) {
-  $("seats").replaceChildren(...SEATS.map(seatRow));
-  const asText = (v) => (Array.isArray(v) ? v.join("") : v || "");
-  round.players.forEach((p, s) => {
-    const quick = round.outcome.type !== "draw" && (p.not_ready || p.ready);
-    $(`s${s}-notready`).checked = !!p.not_ready && !quick;
-    if (quick) document.querySelector(`input[name=s${s}-mode][value=${p.ready ? "ready" : "not_ready"}]`).checked = true;
-    $(`s${s}-holds`).value = asText(p.holds);
-    if (p.not_ready && !quick) return;
-    $(`s${s}-tiles`).value = asText(p.concealed);
-    $(`s${s}-river`).value = Array.isArray(p.river) ? p.river.join("") : (p.river || "");
-    $(`s${s}-baoting`).checked = !!p.bao_ting;
-    for (const m of p.melds || []) addMeld(s, { type: m.type, tile: m.tile, from: m.from ?? null });
-  });
-  seatsShown();
+// The state of a round given as the API takes it (a saved round to edit, a queued one refused): roundOf's inverse.
+function stateOf(round) {
+  const st = freshRound();
   const o = round.outcome;
-  if (o.type === "draw") setHowRound("draw");
+  const text = (v) => (Array.isArray(v) ? v.join("") : v || "");
+  st.seats = round.players.map((p) => {
+    const quick = o.type !== "draw" && (p.not_ready || p.ready);
+    return { ...freshSeat(), mode: quick ? (p.ready ? "ready" : "not_ready") : "tiles",
+             drawNotReady: !!p.not_ready && !quick, tiles: text(p.concealed), holds: text(p.holds), river: text(p.river),
+             baoTing: !!p.bao_ting,
+             melds: (p.melds || []).map((m) => ({ type: m.type, tile: m.tile, from: m.from == null ? "" : String(m.from) })) };
+  });
+  if (o.type === "draw") st.how = "draw";
   else {
-    const v = o.winners.length > 1 ? "multi" : o.self_drawn || o.discarder == null ? "self" : "discard";
-    setHowRound(v);
-    $("r-winner").value = String(o.winners[0]);
-    if (o.discarder != null) $("r-discarder").value = String(o.discarder);
-    for (const s of SEATS) $(`r-w${s}`).checked = o.winners.includes(s);
-    $("r-win-tile").value = o.win_tile;
-    $("r-kong-draw").checked = !!o.kong_draw;
-    $("r-hot").checked = !!o.hot_discard;
-    $("r-robbed").checked = !!o.robbed_kong;
+    st.how = o.winners.length > 1 ? "multi" : o.self_drawn || o.discarder == null ? "self" : "discard";
+    st.winner = String(o.winners[0]);
+    if (o.discarder != null) st.discarder = String(o.discarder);
+    st.multi = SEATS.map((s) => o.winners.includes(s));
+    st.winTile = o.win_tile;
+    st.kongDraw = !!o.kong_draw;
+    st.hot = !!o.hot_discard;
+    st.robbed = !!o.robbed_kong;
+    st.firstDraw = !!o.first_draw;
   }
-  // setHowRound above showed the inputs this round has (不叫 seats, house rules); now their values.
-  $("r-first-draw").checked = !!(o.type === "win" && o.first_draw);
-  $("r-genzhuang").checked = !!round.gen_zhuang;
-  for (const f of roundFieldsNeeded()) if (round[f.name] != null && $(`r-field-${f.name}`)) $(`r-field-${f.name}`).value = String(round[f.name]);
-  $("r-first8p").value = round.first_8p ? String(round.first_8p.discarder) : "";
-  $("r-claimed8p").value = round.first_8p && round.first_8p.claimed_by != null ? String(round.first_8p.claimed_by) : "";
-  $("r-flipped").value = round.flipped || "";
-  $("r-first1s").value = round.first_1s ? String(round.first_1s.discarder) : "";
-  $("r-claimed").value = round.first_1s && round.first_1s.claimed_by != null ? String(round.first_1s.claimed_by) : "";
-  renderSeatNames();
-  seatsShown();
+  st.genZhuang = !!round.gen_zhuang;
+  for (const [key, value] of Object.entries(round)) if (typeof value === "number") st.fields[key] = String(value);
+  const seat = (v) => (v == null ? "" : String(v));
+  st.first8p = seat(round.first_8p && round.first_8p.discarder);
+  st.claimed8p = seat(round.first_8p && round.first_8p.claimed_by);
+  st.first1s = seat(round.first_1s && round.first_1s.discarder);
+  st.claimed1s = seat(round.first_1s && round.first_1s.claimed_by);
+  st.flipped = round.flipped || "";
+  return st;
 }
 
 function editRound(r) {
-  resetRoundForm();
+  resetRoundForm(true, stateOf(r.round));
   T.editing = r.number;
-  loadRoundIntoForm(r.round);
-  $("round-title").textContent = `Edit round ${r.number} (later rounds are settled again)`;
-  $("save-round").textContent = `Save changes to round ${r.number}`;
+  renderSeatNames(); // the dealer of the round edited
+  renderRoundTitle();
   $("cancel-edit").hidden = false;
   roundStatus("");
   $("round-card").scrollIntoView({ block: "start" });
@@ -821,9 +867,9 @@ function editRound(r) {
 
 // The table's calibration: a photo of its own 27 suited tiles in three rows, kept on the server; the table's
 // round photos are then named with it too (the scorer sends the table's id with each photo).
-function setStatus2(text, isError = false) {
+function setStatus2(message, isError = false) {
   const el = $("set-status");
-  el.textContent = text;
+  el.replaceChildren(...(message ? [message] : []));
   el.classList.toggle("error", isError);
 }
 
@@ -831,25 +877,27 @@ const tileWords = (t) => (TILES.includes(t) ? `${t} ${t[0]}${SUIT_ZH[t[1]]}` : t
 
 function renderSet(cal) {
   $("set-clear").hidden = !cal;
-  $("set-take").textContent = cal ? "Photograph again 重拍" : "Photograph the 27 tiles 拍照";
+  $("set-take").replaceChildren(cal ? L("重拍", "Photograph again 重拍") : L("拍这 27 张牌", "Photograph the 27 tiles"));
   const list = $("set-disagreed");
   list.hidden = !cal || !cal.disagreed.length;
   if (!cal) {
-    $("set-state").textContent = "Not taught yet: this table's photos are read with the shipped models. If your "
-      + "tiles look unlike the usual sets (other colours, characters or bamboo art), teach it your set once.";
+    $("set-state").replaceChildren(L("还没教过：这一桌的照片用自带的模型认。如果你们的牌和常见的不一样（颜色、字、条子的画法），"
+      + "教它认一次。", "Not taught yet: this table's photos are read with the shipped models. If your tiles look unlike "
+      + "the usual sets (other colours, characters or bamboo art), teach it your set once."));
     list.replaceChildren();
     return;
   }
   const named = Math.round(cal.agreement * 27);
-  const taught = ` Taught ${new Date(cal.created_at).toLocaleString()}; without it the models named ${named} of `
-    + "the 27 tiles as their place says.";
+  const when = new Date(cal.created_at).toLocaleString();
+  const taught = L(` ${when} 教的；不用它时模型认对了 27 张里的 ${named} 张。`,
+    ` Taught ${when}; without it the models named ${named} of the 27 tiles as their place says.`);
   // The models were retrained since: the server reads without it until the set is photographed again.
   $("set-state").replaceChildren(cal.recalibrate
-    ? h("b", { class: "error", title: cal.recalibrate }, "The models were updated since your set was taught: "
-        + "photograph it again. Until then photos are read without it.")
-    : h("b", {}, "This table's photos are read with your set's calibration."), taught);
+    ? L("教过以后模型更新了：请重拍。重拍之前照片不用它认。", "The models were updated since your set was taught: "
+        + "photograph it again. Until then photos are read without it.", "b", { class: "error", title: cal.recalibrate })
+    : L("这一桌的照片用你们这副牌的校准来认。", "This table's photos are read with your set's calibration.", "b"), taught);
   list.replaceChildren(...cal.disagreed.map((d) => h("li", {}, h("b", {}, tileWords(d.tile)),
-    ` was read as ${tileWords(d.read_as)}`)));
+    L(` 被认成了 ${tileWords(d.read_as)}`, ` was read as ${tileWords(d.read_as)}`))));
 }
 
 async function loadSet() {
@@ -863,7 +911,7 @@ async function loadSet() {
 
 async function teachSet(file) {
   if (!file || !T.table) return;
-  setStatus2("Finding the 27 tiles…");
+  setStatus2(L("正在找这 27 张牌……", "Finding the 27 tiles…"));
   const blob = await uploadBlob(file);
   const form = new FormData();
   form.append("image", blob, "set.jpg");
@@ -871,14 +919,14 @@ async function teachSet(file) {
     const url = `/v1/tables/${T.table.id}/calibrate`;
     const res = await fetch(url, { method: "POST", body: form, headers: authFor("POST", url) });
     const data = await res.json();
-    if (!res.ok) { setStatus2(data.error ? data.error.message : `Error ${res.status}`, true); return; }
+    if (!res.ok) { setStatus2(errorText({ status: res.status, data }), true); return; }
     tableStore.set({ table: data.table }); // the table's version went up
     renderSet(data.calibration);
     const named = Math.round(data.calibration.agreement * 27);
-    setStatus2(`Your set is taught: all 27 tiles found (${named} named as placed without it). Round photos `
-      + "are now read with it.");
+    setStatus2(L(`教好了：27 张都找到了（不用校准时认对 ${named} 张）。这一桌的照片现在用它认。`,
+      `Your set is taught: all 27 tiles found (${named} named as placed without it). Round photos are now read with it.`));
   } catch (err) {
-    setStatus2(`Upload failed: ${err.message}`, true);
+    setStatus2(L(`上传失败：${err.message}`, `Upload failed: ${err.message}`), true);
   } finally {
     $("set-file").value = ""; // the same photo again is a new choice
   }
@@ -889,21 +937,23 @@ async function removeSet() {
   if (!r.ok) { setStatus2(errorText(r), true); return; }
   tableStore.set({ table: r.data.table });
   renderSet(null);
-  setStatus2("Removed: round photos are read with the shipped models only.");
+  setStatus2(L("已删除：照片只用自带的模型认。", "Removed: round photos are read with the shipped models only."));
 }
 
 // ------------------------------------------------------------------------------- tiles from the scorer
 
 function photoFor(s) {
   setTarget(s);
-  photoForSeat(how() === "self"); // the scorer judges the hand the way the round says it was won
+  photoForSeat(roundStore.get().how === "self"); // the scorer judges the hand the way the round says it was won
 }
 
 function setTarget(s) {
   T.target = s;
   $("use-hand-for").hidden = s == null;
-  if (s != null) $("use-hand-label").textContent = `Reading ${names()[s]}'s tiles for the round. `;
-  $("use-hand").textContent = s == null ? "" : `Use these tiles for ${names()[s]}`;
+  if (s == null) { $("use-hand").replaceChildren(); return; }
+  const name = names()[s];
+  $("use-hand-label").replaceChildren(L(`正在认${name}这一局的牌。`, `Reading ${name}'s tiles for the round. `));
+  $("use-hand").replaceChildren(L(`把这些牌给${name}`, `Use these tiles for ${name}`));
 }
 
 // The scorer's reading (after the player's corrections) into seat T.target: concealed tiles without the winning
@@ -913,19 +963,17 @@ function useScoredHand() {
   if (s == null) return;
   const read = seatReading();
   if (read.problem) { roundStatus(read.problem, true); return; }
-  $(`s${s}-tiles`).value = read.concealed;
-  $(`s${s}-melds`).replaceChildren();
-  for (const m of read.melds) addMeld(s, { ...m, from: null });
-  if (read.river) $(`s${s}-river`).value = read.river;
+  updateSeat(s, (seat) => ({ tiles: read.concealed, melds: read.melds.map((m) => ({ type: m.type, tile: m.tile, from: "" })),
+                             river: read.river || seat.river }));
+  const st = roundStore.get();
   if (read.win) {
-    $("r-win-tile").value = read.win;
-    if (how() !== "multi" && how() !== "draw") $("r-winner").value = String(s);
+    dispatch("winTile", read.win);
+    if (st.how !== "multi" && st.how !== "draw") dispatch("winner", String(s));
   }
-  if (read.flipped && !$("r-flipped").value) $("r-flipped").value = read.flipped;
-  roundStatus(`${names()[s]}: ${read.count} tiles taken from the photo${read.win ? `, winning tile ${read.win}` : ""}.`);
+  if (read.flipped && !st.flipped) dispatch("flipped", read.flipped);
+  roundStatus(L(`${names()[s]}：从照片取了 ${read.count} 张牌${read.win ? `，胡的牌 ${read.win}` : ""}。`,
+    `${names()[s]}: ${read.count} tiles taken from the photo${read.win ? `, winning tile ${read.win}` : ""}.`));
   setTarget(null);
-  seatsShown();
-  keepDraft();
   $(`seat-${s}`).scrollIntoView({ block: "center" });
 }
 
@@ -940,13 +988,14 @@ function settleBody(round) {
 const named = (text) => String(text).replace(/\bP([0-3])\b/g, (_, d) => names()[Number(d)]);
 
 async function previewRound() {
-  const round = roundFromForm();
+  const round = roundOf(roundStore.get());
   if (round.outcome.type === "draw") {
     const empty = SEATS.filter((s) => !round.players[s].not_ready && !round.players[s].concealed);
     if (empty.length) {
       T.preview = null;
       $("settle-preview").replaceChildren();
-      roundStatus(`${empty.map((s) => names()[s]).join(", ")}: type the tiles, or tick 不叫 not ready.`, true);
+      const who = empty.map((s) => names()[s]).join(", ");
+      roundStatus(L(`${who}：输入手牌，或者勾“不叫”。`, `${who}: type the tiles, or tick 不叫 not ready.`), true);
       inView("round-status");
       return null;
     }
@@ -958,7 +1007,7 @@ async function previewRound() {
     // Offline: no preview, but the round can still be saved (queued) as typed.
     T.preview = null;
     $("settle-preview").replaceChildren();
-    roundStatus(`${tr("离线，没有预览", "Offline: no preview")} (${err.message}).`, true);
+    roundStatus(L(`离线，没有预览（${err.message}）。`, `Offline: no preview (${err.message}).`), true);
     return navigator.onLine ? null : { offline: true };
   }
   if (!r.ok) {
@@ -979,7 +1028,7 @@ async function previewRound() {
   }
   T.preview = r.data;
   renderPreview(r.data, cha);
-  roundStatus(tr("结算预览：核对后点保存。", "Settlement preview: check it, then Save round."));
+  roundStatus(L("结算预览：核对后点保存。", "Settlement preview: check it, then Save round."));
   inView("settle-preview");
   return r.data;
 }
@@ -987,28 +1036,31 @@ async function previewRound() {
 function renderPreview(st, cha) {
   const n = names();
   const base = typeof T.table.rules === "object" && T.table.rules.base ? T.table.rules.base : 1;
-  const parts = [h("h3", {}, "Who pays whom 谁给谁")];
+  const parts = [L("谁给谁", "Who pays whom 谁给谁", "h3")];
   if (cha) {
-    parts.push(h("table", { id: "chajiao" }, h("tr", {}, h("th", {}, ""), h("th", {}, "查叫"), h("th", {}, "waits (copies left)")),
+    const waits = (p) => p.waits.map((w) => `${w.tile} (${w.copies_left})`).join(", ") || "—";
+    parts.push(h("table", { id: "chajiao" }, h("tr", {}, h("th", {}, ""), L("查叫", "查叫 who is ready", "th"),
+      L("听的牌（还剩几张）", "waits (copies left)", "th")),
       cha.players.map((p) => h("tr", {}, h("td", {}, n[p.seat]),
-        h("td", {}, p.ting ? "叫牌 ready" : p.given ? "未叫牌 not ready" : "不叫 not ready (hand not shown)"),
-        h("td", {}, p.waits.map((w) => `${w.tile} (${w.copies_left} left)`).join(", ") || "—")))));
+        h("td", {}, p.ting ? L("叫牌", "叫牌 ready") : p.given ? L("未叫牌", "未叫牌 not ready")
+          : L("不叫（没给手牌）", "不叫 not ready (hand not shown)")),
+        h("td", {}, waits(p))))));
   }
   parts.push(h("table", { id: "ledger" },
-    h("tr", {}, h("th", {}, "pays"), h("th", {}, "to"), h("th", { class: "num" }, "番"), h("th", {}, "for")),
+    h("tr", {}, L("付", "pays", "th"), L("给", "to", "th"), L("番", "fan 番", "th", { class: "num" }), L("为了", "for", "th")),
     st.ledger.length ? st.ledger.map((t) => h("tr", { "data-component": t.component },
       h("td", {}, n[t.from]), h("td", {}, n[t.to]), h("td", { class: "num" }, t.fan),
-      h("td", {}, named(t.reason))))
-      : h("tr", {}, h("td", { colspan: "4" }, "nobody pays anyone"))));
+      h("td", { lang: "en" }, named(t.reason))))
+      : h("tr", {}, L("谁也不付", "nobody pays anyone", "td", { colspan: "4" }))));
   parts.push(h("table", { id: "preview-totals" },
-    h("tr", {}, h("th", {}, ""), h("th", { class: "num" }, "牌"), h("th", { class: "num" }, "豆"),
-      h("th", { class: "num" }, "鸡"), h("th", { class: "num" }, `total × 底分 ${base}`)),
-    st.players.map((p) => h("tr", {}, h("td", {}, n[p.seat], p.ting ? " · 叫牌" : ""), h("td", { class: "num" }, p.hand),
+    h("tr", {}, h("th", {}, ""), L("牌", "hand", "th", { class: "num" }), L("豆", "kongs", "th", { class: "num" }),
+      L("鸡", "chickens", "th", { class: "num" }), L(`合计 × 底分 ${base}`, `total × base ${base}`, "th", { class: "num" })),
+    st.players.map((p) => h("tr", {}, h("td", {}, n[p.seat], p.ting ? L(" · 叫牌", " · ready") : ""), h("td", { class: "num" }, p.hand),
       h("td", { class: "num" }, p.dou), h("td", { class: "num" }, p.chicken),
       h("td", { class: "num" }, h("b", {}, signed(p.total * base)))))));
-  parts.push(h("p", { class: "muted" }, `Next dealer 下一庄: ${n[st.next_dealer]}`));
-  parts.push(h("details", { open: true }, h("summary", {}, "Why 说明"),
-    h("ul", { class: "lines", id: "settle-explanation" }, st.explanation.map((s) => h("li", {}, named(s))))));
+  parts.push(L(`下一庄：${n[st.next_dealer]}`, `Next dealer 下一庄: ${n[st.next_dealer]}`, "p", { class: "muted" }));
+  parts.push(h("details", { open: true }, L("说明", "Why 说明", "summary"),
+    h("ul", { class: "lines", id: "settle-explanation", lang: "en" }, st.explanation.map((s) => h("li", {}, named(s))))));
   $("settle-preview").replaceChildren(...parts);
 }
 
@@ -1017,7 +1069,7 @@ async function saveRound() {
     const shown = await previewRound();
     if (!shown) return;
   }
-  const round = roundFromForm();
+  const round = roundOf(roundStore.get());
   // Rounds already waiting on this device come first: this one expects the version after them.
   const waiting = queued().filter((q) => q.table === T.table.id).length;
   const body = { round, expected_version: T.table.version + waiting };
@@ -1029,7 +1081,8 @@ async function saveRound() {
       : await api("PUT", `/v1/tables/${T.table.id}/rounds/${T.editing}`, body);
   } catch (err) {
     if (T.editing != null) {
-      roundStatus(`No answer from the server (${err.message}): nothing lost, try Save again.`, true);
+      roundStatus(L(`连不上服务器（${err.message}）：什么都没丢，再点保存。`,
+        `No answer from the server (${err.message}): nothing lost, try Save again.`), true);
       return;
     }
     // Offline: kept on this device with its Idempotency-Key, sent when the network returns (once, however
@@ -1039,8 +1092,8 @@ async function saveRound() {
     resetRoundForm();
     resetScorer();
     renderQueue();
-    roundStatus(tr("离线：这一局存在手机上，联网后自动发送。",
-                   "Offline: this round is kept on this phone and sent when the network returns."));
+    roundStatus(L("离线：这一局存在手机上，联网后自动发送。",
+                  "Offline: this round is kept on this phone and sent when the network returns."));
     inView("round-status");
     return;
   }
@@ -1049,15 +1102,16 @@ async function saveRound() {
     T.idem = null;
     await reloadTable();
     renderSeatNames();
-    if (T.editing == null) $("round-title").textContent = `Round ${T.rounds.length + 1}`;
+    renderRoundTitle();
     T.preview = null;
     $("settle-preview").replaceChildren();
-    roundStatus("Someone else saved a round — reloaded. Your round is still here: check it and save again.", true);
+    roundStatus(savedElsewhere(), true);
     inView("round-status");
     return;
   }
   if (!r.ok) { T.idem = null; roundStatus(named(errorText(r)), true); inView("round-status"); return; }
-  const saved = T.editing == null ? `Round ${r.data.number} saved.` : `Round ${T.editing} changed; later rounds settled again.`;
+  const saved = T.editing == null ? L(`第 ${r.data.number} 局已保存。`, `Round ${r.data.number} saved.`)
+    : L(`第 ${T.editing} 局已修改，后面的局已重新结算。`, `Round ${T.editing} changed; later rounds settled again.`);
   dropDraft(T.table.id);
   await reloadTable();
   resetRoundForm();
@@ -1065,6 +1119,9 @@ async function saveRound() {
   roundStatus(saved);
   inView("table-card");
 }
+
+const savedElsewhere = () => L("别人先存了一局，已重新载入。你这一局还在：核对后再保存。",
+  "Someone else saved a round — reloaded. Your round is still here: check it and save again.");
 
 // Rounds saved offline, sent in order; a 409 puts the round back in the form, as a save would.
 let flushing = false;
@@ -1086,12 +1143,10 @@ async function flushQueue() {
       setQueued(items);
       sent += 1;
       if (!T.table || T.table.id !== q.table) continue;
-      if (r.ok) roundStatus(`${tr("离线记的局已发送", "Sent the round kept offline")}: ${tr("第", "round ")}${r.data.number}${tr("局", "")}.`);
+      if (r.ok) roundStatus(L(`离线记的第 ${r.data.number} 局已发送。`, `Sent the round kept offline: round ${r.data.number}.`));
       else {
-        if (T.editing == null) { loadRoundIntoForm(q.body.round); keepDraft(); }
-        roundStatus(r.status === 409
-          ? "Someone else saved a round — reloaded. Your round is still here: check it and save again."
-          : errorText(r), true);
+        if (T.editing == null) { resetRoundForm(true, stateOf(q.body.round)); keepDraft(); }
+        roundStatus(r.status === 409 ? savedElsewhere() : errorText(r), true);
       }
     }
   } finally {
@@ -1105,7 +1160,7 @@ function renderQueue() {
   const n = T.table ? queued().filter((q) => q.table === T.table.id).length : 0;
   const el = $("queue-note");
   el.hidden = !n;
-  el.textContent = tr(`${n} 局等联网发送`, `${n} round${n === 1 ? "" : "s"} waiting for the network`);
+  el.replaceChildren(L(`${n} 局等联网发送`, `${n} round${n === 1 ? "" : "s"} waiting for the network`));
 }
 
 // On a phone the answer is often a screen away from the button: bring it into view.
@@ -1119,41 +1174,46 @@ async function undoLast() {
   const last = T.rounds[T.rounds.length - 1].number;
   if (!T.undoArmed) {
     T.undoArmed = true;
-    $("undo").textContent = `Tap again to undo round ${last}`;
-    setTimeout(() => { T.undoArmed = false; $("undo").textContent = "撤销上一局 Undo"; }, 5000);
+    $("undo").replaceChildren(L(`再点一次撤销第 ${last} 局`, `Tap again to undo round ${last}`));
+    setTimeout(() => { T.undoArmed = false; undoLabel(); }, 5000);
     return;
   }
   T.undoArmed = false;
-  $("undo").textContent = "撤销上一局 Undo";
+  undoLabel();
   const r = await api("DELETE", `/v1/tables/${T.table.id}/rounds/${last}?expected_version=${T.table.version}`);
-  if (r.status === 409) { await reloadTable(); tableStatus("Someone else saved a round — reloaded. Nothing undone.", true); return; }
+  if (r.status === 409) {
+    await reloadTable();
+    tableStatus(L("别人先存了一局，已重新载入。什么都没撤销。", "Someone else saved a round — reloaded. Nothing undone."), true);
+    return;
+  }
   if (!r.ok) { tableStatus(errorText(r), true); return; }
   await reloadTable();
-  if (T.editing == null) $("round-title").textContent = `Round ${T.rounds.length + 1}`;
-  tableStatus(`Round ${last} undone.`);
+  if (T.editing == null) renderRoundTitle();
+  tableStatus(L(`第 ${last} 局已撤销。`, `Round ${last} undone.`));
 }
 
-// -------------------------------------------------------------------------------------------- wiring
+const undoLabel = () => $("undo").replaceChildren(L("撤销上一局", "Undo the last round"));
 
 // ------------------------------------------------------------------------------------ drafts (per table)
 
 // The round being typed, kept on this device until it is saved: a reload, or a phone that locks and reloads
-// the tab, loses nothing. The draft is the round as it would be sent.
+// the tab, loses nothing. The draft is the round's state (a draft kept as a round by an older page is read too).
 function keepDraft() {
   if (!T.table || T.readonly || T.editing != null || !$("seat-0")) return;
-  saveDraft(T.table.id, { round: roundFromForm(), how: how(), winners: winnersOfForm(), saved: Date.now() });
+  saveDraft(T.table.id, { state: roundStore.get(), saved: Date.now() });
 }
 
 function restoreDraft() {
   const d = loadDraft(T.table.id);
-  if (!d || !d.round) return;
-  loadRoundIntoForm(d.round);
-  if (d.how === "multi") {
-    setHowRound("multi");
-    for (const s of SEATS) $(`r-w${s}`).checked = (d.winners || []).includes(s);
-    seatsShown();
+  let state;
+  try {
+    state = d && (d.state ? { ...freshRound(), ...d.state } : d.round ? stateOf(d.round) : null);
+  } catch {
+    state = null; // a draft this page cannot read: a fresh round rather than a broken form
   }
-  roundStatus(tr("草稿已恢复：上次没保存的这一局还在。", "Draft restored: the round typed before is still here."));
+  if (!state) return;
+  resetRoundForm(true, state);
+  roundStatus(L("草稿已恢复：上次没保存的这一局还在。", "Draft restored: the round typed before is still here."));
 }
 
 // ------------------------------------------------------------------------------------------ sharing
@@ -1181,7 +1241,7 @@ function qrSvg(text) {
   let d = "";
   for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) if (q.isDark(y, x)) d += `M${x + m} ${y + m}h1v1h-1z`;
   const el = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: 200, height: 200, role: "img",
-                          "aria-label": `QR code: ${text}`, "shape-rendering": "crispEdges" });
+                          "aria-label": `${tr("二维码", "QR code")}: ${text}`, "shape-rendering": "crispEdges" });
   el.append(svg("rect", { width: size, height: size, fill: "#fff" }), svg("path", { d, fill: "#000" }));
   return el;
 }
@@ -1193,7 +1253,7 @@ function renderShare(st) {
   $("view-link").value = st.viewUrl;
   $("edit-link").value = st.editUrl;
   $("edit-share").hidden = !st.editUrl;
-  $("share-status").textContent = st.status;
+  $("share-status").textContent = say(st.status);
   if (st.open && st.viewUrl && drawnQr !== st.viewUrl) {
     $("qr").replaceChildren(qrSvg(st.viewUrl));
     drawnQr = st.viewUrl;
@@ -1208,11 +1268,11 @@ async function copyLink(url, what) {
     const input = what === "view" ? $("view-link") : $("edit-link");
     input.focus();
     input.select();
-    shareStore.set({ status: tr("链接已选中，长按复制。", "The link is selected: long-press to copy it.") });
+    shareStore.set({ status: ["链接已选中，长按复制。", "The link is selected: long-press to copy it."] });
     return;
   }
-  shareStore.set({ status: what === "view" ? tr("只看链接已复制。", "View link copied.")
-                                         : tr("记分链接已复制：它能改分，只给自己人。", "Edit link copied: it can change rounds, share it only with who keeps score.") });
+  shareStore.set({ status: what === "view" ? ["只看链接已复制。", "View link copied."]
+    : ["记分链接已复制：它能改分，只给自己人。", "Edit link copied: it can change rounds, share it only with who keeps score."] });
 }
 
 // ------------------------------------------------------------------------------- end of the evening
@@ -1236,7 +1296,7 @@ function renderSettle(st) {
         h("b", { class: "nowrap" }, st.players[p.from]), ` → `, h("b", { class: "nowrap" }, st.players[p.to]),
         `: ${p.points} ${tr("分", "points")} = `, h("b", { class: "amount" }, money(p.amount, st.perPoint))))));
   const el = $("settle-status");
-  el.textContent = st.status;
+  el.textContent = say(st.status);
   el.classList.toggle("error", st.error);
 }
 
@@ -1249,7 +1309,7 @@ function openSettle() {
 async function settleUp() {
   const perPoint = Number($("per-point").value);
   if (!(perPoint > 0)) {
-    settleStore.set({ status: tr("每分的钱要大于 0。", "Money per point must be more than 0."), error: true, payments: null });
+    settleStore.set({ status: ["每分的钱要大于 0。", "Money per point must be more than 0."], error: true, payments: null });
     return;
   }
   settleStore.set({ perPoint });
@@ -1257,17 +1317,17 @@ async function settleUp() {
   try {
     r = await api("GET", `/v1/tables/${T.table.id}/payments?per_point=${perPoint}`);
   } catch (err) {
-    settleStore.set({ status: `${tr("连不上服务器", "No answer from the server")} (${err.message}).`, error: true });
+    settleStore.set({ status: [`连不上服务器（${err.message}）。`, `No answer from the server (${err.message}).`], error: true });
     return;
   }
   if (!r.ok) {
     const missing = r.status === 404 && errorCode(r) === "not_found" && !/table/.test(errorText(r));
     settleStore.set({ payments: null, error: true, status: missing
-      ? tr("这个服务器还不会算谁给谁：上面是每人的输赢。", "This server cannot work out who pays whom yet: the standings above are each player's total.")
+      ? ["这个服务器还不会算谁给谁：上面是每人的输赢。", "This server cannot work out who pays whom yet: the standings above are each player's total."]
       : errorText(r) });
   } else {
     settleStore.set({ payments: r.data.payments, totals: r.data.totals || T.table.totals, error: false,
-                      status: tr(`最少 ${r.data.payments.length} 笔转账。`, `${r.data.payments.length} transfer${r.data.payments.length === 1 ? "" : "s"}, the fewest there can be.`) });
+                      status: [`最少 ${r.data.payments.length} 笔转账。`, `${r.data.payments.length} transfer${r.data.payments.length === 1 ? "" : "s"}, the fewest there can be.`] });
   }
   inView("settle-card");
 }
@@ -1276,20 +1336,20 @@ async function finishTable() {
   const r = await api("POST", `/v1/tables/${T.table.id}/finish`).catch((err) => ({ ok: false, status: 0, data: { error: { message: err.message } } }));
   if (!r.ok) {
     settleStore.set({ error: true, status: r.status === 404 && errorCode(r) === "not_found" && !/table/.test(errorText(r))
-      ? tr("这个服务器还不能结束一桌。", "This server cannot finish a table yet.") : errorText(r) });
+      ? ["这个服务器还不能结束一桌。", "This server cannot finish a table yet."] : errorText(r) });
     return;
   }
   await reloadTable();
   $("round-card").hidden = true;
-  settleStore.set({ error: false, status: tr("这一桌已结束，不能再记分。", "The table is finished: no more rounds.") });
+  settleStore.set({ error: false, status: ["这一桌已结束，不能再记分。", "The table is finished: no more rounds."] });
 }
 
 let deleteArmed = false;
 async function deleteTable() {
   if (!deleteArmed) {
     deleteArmed = true;
-    $("delete-table").textContent = tr("再点一次删除整桌", "Tap again to delete the whole table");
-    setTimeout(() => { deleteArmed = false; $("delete-table").textContent = "删除 Delete the table"; }, 5000);
+    $("delete-table").replaceChildren(L("再点一次删除整桌", "Tap again to delete the whole table"));
+    setTimeout(() => { deleteArmed = false; deleteLabel(); }, 5000);
     return;
   }
   deleteArmed = false;
@@ -1298,8 +1358,10 @@ async function deleteTable() {
   if (!r.ok) { settleStore.set({ error: true, status: errorText(r) }); return; }
   forgetTable(id);
   showStart();
-  startError(tr("这一桌已删除。", "The table was deleted."));
+  startError(L("这一桌已删除。", "The table was deleted."));
 }
+
+const deleteLabel = () => $("delete-table").replaceChildren(L("删除这一桌", "Delete the table"));
 
 // -------------------------------------------------------------------------------------------- wiring
 
@@ -1331,11 +1393,9 @@ export function initTable() {
   $("t-profile").addEventListener("change", profileChosen);
   $("t-save-profile").addEventListener("click", saveProfile);
   $("start-form").addEventListener("submit", startTable);
-  document.querySelectorAll("input[name=r-how]").forEach((r) => r.addEventListener("change", howChanged));
-  $("round-card").addEventListener("input", () => { T.preview = null; keepDraft(); });
-  $("round-card").addEventListener("change", () => { T.preview = null; keepDraft(); });
-  $("r-winner").addEventListener("change", seatsShown);
-  $("r-winners").addEventListener("change", seatsShown);
+  $("round-card").addEventListener("input", onRoundInput);
+  $("round-card").addEventListener("change", onRoundInput);
+  roundStore.subscribe(renderRound);
   tableStore.subscribe((st) => { if (st.table) renderTable(); });
   shareStore.subscribe(renderShare);
   settleStore.subscribe(renderSettle);
@@ -1352,7 +1412,15 @@ export function initTable() {
   $("cancel-edit").addEventListener("click", () => { resetRoundForm(false); });
   $("undo").addEventListener("click", undoLast);
   $("close-table").addEventListener("click", () => { showStart(); });
-  document.addEventListener("langchange", () => { if (T.table) tableStore.set({}); else buildStartForm(); });
+  // Labels carry both languages (applyLang switches them); what the stores draw with tr() is drawn again.
+  document.addEventListener("langchange", () => {
+    if (T.table) tableStore.set({});
+    else listRecent();
+    roundStore.set({});
+    shareStore.set({});
+    settleStore.set({});
+    renderQueue();
+  });
   $("use-hand").addEventListener("click", useScoredHand);
   $("set-file").addEventListener("change", (ev) => teachSet(ev.target.files[0]));
   $("set-clear").addEventListener("click", removeSet);
@@ -1373,6 +1441,9 @@ export function initTable() {
   window.addEventListener("popstate", route);
   $("round-card").hidden = true;
   $("history-card").hidden = true;
+  undoLabel();
+  deleteLabel();
+  renderSet(null);
   route();
 }
 

@@ -14,7 +14,15 @@ import pytest
 
 from api.service.app import create_app
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector, model_path
-from tests.api.web_support import PHONE, WEB_MARKS, ServerThread, launch_browser, screenshot, sync_api
+from tests.api.web_support import (
+    ENGLISH,
+    PHONE,
+    WEB_MARKS,
+    ServerThread,
+    launch_browser,
+    screenshot,
+    sync_api,
+)
 
 pytestmark = WEB_MARKS
 
@@ -29,6 +37,7 @@ def test_upload_correct_a_tile_and_the_score_changes(browser, tmp_path):
     with ServerThread(app) as server:
         app.state.detector = ScriptedDetector(WIN_ROW)  # whatever the photo, the "detector" sees this hand
         page = browser.new_page(**PHONE)
+        page.add_init_script(ENGLISH)  # its messages are read in English
         expect = sync_api.expect
         page.goto(server.url)
         page.locator("label:has(input[name=how][value=discard])").tap()
@@ -71,6 +80,7 @@ def test_real_model_on_a_sample_photo(browser, tmp_path):
     app = create_app(model_path=model)
     with ServerThread(app) as server:
         page = browser.new_page(**PHONE)
+        page.add_init_script(ENGLISH)  # its messages are read in English
         expect = sync_api.expect
         page.goto(server.url)
         with page.expect_response("**/v1/score") as answer:
@@ -100,6 +110,7 @@ def test_live_camera_freezes_on_a_steady_reading(browser, tmp_path):
     with ServerThread(app) as server:
         app.state.detector = ScriptedDetector(WIN_ROW)
         context = browser.new_context(**PHONE, permissions=["camera"])
+        context.add_init_script(ENGLISH)
         page = context.new_page()
         page.goto(server.url)
         page.locator("#live-start").tap()

@@ -14,6 +14,7 @@ import pytest
 from api.service.app import create_app
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector
 from tests.api.web_support import (
+    ENGLISH,
     PHONE,
     WEB_MARKS,
     Problems,
@@ -43,6 +44,7 @@ def served() -> Iterator[tuple[object, str]]:
 @pytest.fixture
 def page(browser, served) -> Iterator[object]:
     page = browser.new_page(**PHONE)
+    page.add_init_script(ENGLISH)  # its messages are read in English
     page.problems = Problems(page, allow_status=(415, 422))  # the refusals these tests provoke on purpose
     page.goto(served[1])
     yield page

@@ -124,6 +124,7 @@ def test_an_evening_of_eight_rounds(browser, served, tmp_path, width):
         page.locator("#s0-photo").click()
     with page.expect_response("**/v1/score"):
         chooser.value.set_files(str(SAMPLES[0]))
+    expect(page.locator("#overlay g.box")).to_have_count(len(WIN_ROW))  # the photo is read and drawn
     page.locator("#use-hand").click()
     expect(page.locator("#s0-tiles")).to_have_value(WINNER)
     expect(page.locator("#r-win-tile")).to_have_value("5p")
@@ -134,14 +135,14 @@ def test_an_evening_of_eight_rounds(browser, served, tmp_path, width):
     expect(page.locator("#ledger")).to_contain_text("安娜")
     # No P-number where the players have names.
     assert "P0" not in page.locator("#settle-preview").inner_text()
-    save(page, "Round 1 saved.")
+    save(page, "第 1 局已保存")
     totals_shown_are_the_apis(page, url)
 
     # Rounds 2–4: typed, or quick (three taps for the three who did not win) where the server takes it.
     for n, winner in [(2, 1), (3, 2), (4, 3)]:
         typed_round(page, winner, {s: ("ready" if s % 2 else "not_ready") for s in range(4) if s != winner}
                     if quick else None)
-        save(page, f"Round {n} saved.")
+        save(page, f"第 {n} 局已保存")
         totals_shown_are_the_apis(page, url)
     shot("2-four-rounds")
 
@@ -161,7 +162,7 @@ def test_an_evening_of_eight_rounds(browser, served, tmp_path, width):
         expect(page.locator(f"#s{seat}-tiles")).to_have_value(tiles)
     expect(page.locator("#s1-river")).to_have_value("1s")
     page.fill("#s3-tiles", hands_for(2)[3])
-    save(page, "Round 5 saved.")
+    save(page, "第 5 局已保存")
     totals_shown_are_the_apis(page, url)
 
     # Round 6, typed without the network: kept on the phone with its Idempotency-Key, sent when it returns.
@@ -184,9 +185,9 @@ def test_an_evening_of_eight_rounds(browser, served, tmp_path, width):
     how(page, "draw")
     for seat in range(4):
         page.locator(f"#s{seat}-notready").check()
-    save(page, "Round 7 saved.")
+    save(page, "第 7 局已保存")
     typed_round(page, 1)
-    save(page, "Round 8 saved.")
+    save(page, "第 8 局已保存")
     totals = totals_shown_are_the_apis(page, url)
     expect(page.locator("#chart polyline")).to_have_count(4)
     # The chart's labels are at least 12 px as shown.

@@ -112,7 +112,7 @@ def test_1_a_win_is_saved_with_the_others_given_by_one_tap(page, served):
     assert "concealed" not in players[3] and players[0]["concealed"] == WINNER
     quick = page.request.post(f"{url}/v1/settle", data=sent.value.post_data_json).status == 200
     if quick:  # a server with quick rounds (branch quick) saves it
-        expect(page.locator("#round-status")).to_contain_text("Round 1 saved.")
+        expect(page.locator("#round-status")).to_contain_text("第 1 局已保存")
     else:  # otherwise its refusal is said, with names, and nothing is lost
         expect(page.locator("#round-status")).to_have_class("status error")
         expect(page.locator("#s0-tiles")).to_have_value(WINNER)
@@ -144,7 +144,7 @@ def test_3_a_reload_in_the_middle_of_a_round_loses_nothing(page, served):
     page.select_option("#r-win-tile", "5p")
     page.fill("#s0-tiles", WINNER)
     page.locator("#s1-baoting").check()
-    page.locator("#seat-2 button", has_text="meld").click()
+    page.locator("#seat-2 button", has_text="碰/杠").click()
     page.locator("#s2-melds .m-tile").select_option("7m")
     page.locator('#s3-quick label[data-mode="not_ready"]').click()
     page.reload()
@@ -166,18 +166,18 @@ def test_4_the_result_comes_into_view_and_stale_status_goes(page, served):
     page.locator("#hand summary").click()
     page.fill("#hand-text", WINNER + "5p")
     page.locator("#text-score").click()
-    expect(page.locator("#status")).to_have_text("Typed hand scored.")
+    expect(page.locator("#status")).to_have_text("打字输入的手牌已算好。")
     assert in_viewport(page, "#result h2")
     page.fill("#hand-text", "123m456p789s1155p1z")
     page.locator("#text-score").click()
     expect(page.locator("#score-error")).to_be_visible()
-    expect(page.locator("#status")).to_have_text("")  # not "Typed hand scored." beside the new error
+    expect(page.locator("#status")).to_have_text("")  # not "已算好" (scored) beside the new error
     assert in_viewport(page, "#score-error")
     # At a table: a preview is brought into view; a new message replaces the last one.
     open_table(page, url, new_table(page, url, rounds=2))
     page.locator("#undo").click()
     page.locator("#undo").click()
-    expect(page.locator("#table-status")).to_contain_text("Round 2 undone.")
+    expect(page.locator("#table-status")).to_contain_text("第 2 局已撤销")
     page.locator("#preview").click()
     expect(page.locator("#round-status")).to_have_class("status error")
     expect(page.locator("#table-status")).to_have_text("")

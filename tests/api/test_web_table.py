@@ -56,7 +56,7 @@ def fill_seat(page, seat: int, tiles: str, melds: list[tuple[str, str, int | Non
     page.fill(f"#s{seat}-tiles", tiles)
     page.fill(f"#s{seat}-river", river)
     for kind, tile, fed_by in melds:
-        page.locator(f"#seat-{seat} button", has_text="meld").click()
+        page.locator(f"#seat-{seat} button", has_text="碰/杠").click()
         row = page.locator(f"#s{seat}-melds .meld-row").last
         row.locator(".m-type").select_option(kind)
         row.locator(".m-tile").select_option(tile)
@@ -83,7 +83,7 @@ def photo_for(page, app, seat: int, tiles: list[str]) -> None:
     with page.expect_response("**/v1/score"):
         chooser.value.set_files(str(SAMPLES[0]))
     expect(page.locator("#overlay g.box")).to_have_count(len(tiles))
-    expect(page.locator("#use-hand")).to_contain_text("Use these tiles for")
+    expect(page.locator("#use-hand")).to_contain_text("把这些牌给")
 
 
 def save(page, expected: str) -> None:
@@ -140,7 +140,7 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     # Round 1: Ann 自摸 (self-drawn) on 5p; her tiles from a photo where 2m was read as 9m, corrected by a tap.
     photo_for(page, app, 0, [WIN_ROW[0], "9m", *WIN_ROW[2:]])
     page.locator('#overlay g.box[data-index="1"] rect').click()
-    expect(page.locator("#picker-title")).to_contain_text("read as 9m")
+    expect(page.locator("#picker-title")).to_contain_text("认成了 9m")
     page.locator('#picker-grid [data-tile="2m"]').click()
     shot("2-photo-corrected")
     page.locator("#use-hand").click()
@@ -156,9 +156,9 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     expect(page.locator("#ledger")).to_contain_text("Ann")
     expect(page.locator("#settle-explanation li").first).to_be_visible()
     shot("3-round1-preview")
-    save(page, "Round 1 saved.")
+    save(page, "第 1 局已保存")
     assert totals_match_the_api(page, url) != [0, 0, 0, 0]
-    expect(page.locator("#round-title")).to_have_text("Round 2")
+    expect(page.locator("#round-title")).to_have_text("第 2 局")
     shot("4-round1-saved")
 
     # Round 2: Bo wins on Cy's 9m (点炮); Bo's kong of 3m was fed by Di (点豆: Di pays for it).
@@ -173,7 +173,7 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     page.locator("#preview").click()
     expect(page.locator('#ledger tr[data-component="dou"]')).to_contain_text("Di")
     shot("5-round2-preview")
-    save(page, "Round 2 saved.")
+    save(page, "第 2 局已保存")
     totals_match_the_api(page, url)
     expect(page.locator('.total[data-seat="1"] .badge')).to_contain_text("庄")  # the winner deals next
 
@@ -187,10 +187,10 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     fill_seat(page, 2, TRIPLES)
     fill_seat(page, 3, SUITS)
     page.locator("#preview").click()
-    expect(page.locator("#chajiao")).to_contain_text("叫牌 ready")
-    expect(page.locator("#chajiao")).to_contain_text("left")
+    expect(page.locator("#chajiao")).to_contain_text("叫牌")
+    expect(page.locator("#chajiao")).to_contain_text("还剩几张")
     shot("6-round3-chajiao")
-    save(page, "Round 3 saved.")
+    save(page, "第 3 局已保存")
     totals_match_the_api(page, url)
 
     # Round 4: Cy 自摸, typed; then undone.
@@ -200,22 +200,22 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     fill_seat(page, 3, SUITS)
     page.select_option("#r-winner", "2")
     page.select_option("#r-win-tile", "5p")
-    save(page, "Round 4 saved.")
+    save(page, "第 4 局已保存")
     totals_match_the_api(page, url)
     shot("7-four-rounds")
     page.locator("#undo").click()
-    expect(page.locator("#undo")).to_contain_text("Tap again to undo round 4")
+    expect(page.locator("#undo")).to_contain_text("再点一次撤销第 4 局")
     page.locator("#undo").click()
-    expect(page.locator("#table-status")).to_contain_text("Round 4 undone.")
+    expect(page.locator("#table-status")).to_contain_text("第 4 局已撤销")
     totals_match_the_api(page, url)
 
     # Edit round 1: no 翻鸡 after all. Rounds 2 and 3 are settled again; totals follow.
     before = page.evaluate("T.table.totals")
     page.locator('#history button[data-edit="1"]').click()
-    expect(page.locator("#round-title")).to_contain_text("Edit round 1")
+    expect(page.locator("#round-title")).to_contain_text("修改第 1 局")
     expect(page.locator("#s0-tiles")).to_have_value("123m456p789s1155p")
     page.select_option("#r-flipped", "")
-    save(page, "Round 1 changed")
+    save(page, "第 1 局已修改")
     after = totals_match_the_api(page, url)
     assert after != before
     shot("8-totals")
@@ -225,7 +225,7 @@ def test_an_evening_of_four_rounds(browser, served, tmp_path, width):
     # The table is listed among the recent ones, with its rounds.
     page.locator("#close-table").click()
     expect(page.locator("#recent")).to_contain_text("Friday")
-    expect(page.locator("#recent")).to_contain_text("3 rounds")
+    expect(page.locator("#recent")).to_contain_text("3 局")
     page.locator("#recent a", has_text="Friday").click()
     expect(page.locator("#table-title")).to_have_text("Friday")
 
@@ -254,7 +254,7 @@ def test_a_round_saved_by_another_phone_first_loses_nothing_typed(browser, serve
     problems = Problems(page, allow_status=(409,))
     page.goto(url + "/#table")
     page.locator("#t-start").click()
-    expect(page.locator("#round-title")).to_have_text("Round 1")
+    expect(page.locator("#round-title")).to_have_text("第 1 局")
     fill_seat(page, 0, PLAIN)
     fill_seat(page, 1, TRIPLES)
     fill_seat(page, 2, "123m456p789s11p55p")
@@ -271,13 +271,13 @@ def test_a_round_saved_by_another_phone_first_loses_nothing_typed(browser, serve
                           headers=edit_headers(page, table_id))
     assert r.status == 201
     page.locator("#save-round").click()
-    expect(page.locator("#round-status")).to_contain_text("Someone else saved a round — reloaded")
+    expect(page.locator("#round-status")).to_contain_text("别人先存了一局，已重新载入")
     expect(page.locator("#history tr[data-round]")).to_have_count(1)
     expect(page.locator("#s2-tiles")).to_have_value("123m456p789s11p55p")  # nothing typed is lost
     expect(page.locator("#r-winner")).to_have_value("2")
     screenshot(page, tmp_path, "table-375-conflict.png")
     page.locator("#save-round").click()
-    expect(page.locator("#round-status")).to_contain_text("Round 2 saved.")
+    expect(page.locator("#round-status")).to_contain_text("第 2 局已保存")
     totals_match_the_api(page, url)
     assert problems.lines == []
     page.close()
@@ -289,7 +289,7 @@ def test_one_discard_two_winners(browser, served):
     problems = Problems(page)
     page.goto(url + "/#table")
     page.locator("#t-start").click()
-    expect(page.locator("#round-title")).to_have_text("Round 1")
+    expect(page.locator("#round-title")).to_have_text("第 1 局")
     how(page, "multi")
     expect(page.locator("#r-winners")).to_be_visible()
     expect(page.locator("#r-winner")).to_be_hidden()
@@ -307,7 +307,7 @@ def test_one_discard_two_winners(browser, served):
     page.locator("#preview").click()
     expect(page.locator("#ledger")).to_contain_text("Bo")
     expect(page.locator("#ledger")).to_contain_text("Di")
-    save(page, "Round 1 saved.")
+    save(page, "第 1 局已保存")
     expect(page.locator('#history tr[data-round="1"]')).to_contain_text("Ann 点炮 → Bo, Di (一炮多响)")
     totals_match_the_api(page, url)
     assert problems.lines == []
@@ -331,7 +331,7 @@ def test_the_house_switches_start_at_each_presets_values(browser, served):
         assert page.evaluate("document.querySelector('#sw-wuguji').checked") == PRESETS[name].wuguji, name
         assert page.evaluate("Number(document.querySelector('#sw-dadiaoche').value)") == PRESETS[name].dadiaoche
     page.select_option("#t-preset", "gy-normal")
-    # A changed switch reaches the table's rules (the panel is still open).
+    # A changed switch reaches the table's rules (the house-rules panel is still open).
     page.locator("#sw-wuguji").check()
     page.fill("#sw-dadiaoche", "17")
     page.locator("#t-start").click()

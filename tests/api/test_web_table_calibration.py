@@ -18,6 +18,7 @@ from datasets.tile_photos import ART, calibration_photo, load_tiles, random_phot
 from tests.api.support import model_path
 from tests.api.web_support import (
     DESKTOP,
+    ENGLISH,
     PHONE,
     WEB_MARKS,
     Problems,
@@ -65,6 +66,7 @@ def test_teach_the_table_its_set(browser, served, photos, tmp_path, width):
     expect = sync_api.expect
     url = served
     page = browser.new_page(**(PHONE if width == 375 else DESKTOP))
+    page.add_init_script(ENGLISH)  # its messages are read in English
     problems = Problems(page, allow_status=(422,))
     shot = lambda name: screenshot(page, tmp_path, f"table-set-{width}-{name}.png")  # noqa: E731
     page.goto(url + "/#table")

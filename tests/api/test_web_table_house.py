@@ -51,9 +51,9 @@ def served(tmp_path) -> Iterator[tuple[object, str]]:
     app.state.tables.close()
 
 
-def open_page(browser, width: int):
+def open_page(browser, width: int, allow_status: tuple[int, ...] = ()):
     page = browser.new_page(**(PHONE if width == 375 else DESKTOP))
-    return page, Problems(page)
+    return page, Problems(page, allow_status=allow_status)
 
 
 def how(page, value: str) -> None:
@@ -80,7 +80,7 @@ def test_a_draw_saved_with_the_hands_not_ready_left_unshown(browser, served, tmp
     page, problems = open_page(browser, width)
     page.goto(url + "/#table")
     page.locator("#t-start").click()
-    expect(page.locator("#round-title")).to_have_text("Round 1")
+    expect(page.locator("#round-title")).to_have_text("第 1 局")
     # A preset table plays no house rule: none of their inputs is shown.
     for hidden in ("#r-first-draw-l", "#r-genzhuang-l", "#r-first8p-row"):
         expect(page.locator(hidden)).to_be_hidden()
@@ -93,15 +93,15 @@ def test_a_draw_saved_with_the_hands_not_ready_left_unshown(browser, served, tmp
     page.locator("#s1-notready").check()
     expect(page.locator("#s1-tiles")).to_be_hidden()
     page.locator("#preview").click()  # Di has neither tiles nor the tick
-    expect(page.locator("#round-status")).to_have_text("Di: type the tiles, or tick 不叫 not ready.")
+    expect(page.locator("#round-status")).to_have_text("Di：输入手牌，或者勾“不叫”。")
     page.locator("#s3-notready").check()
     page.locator("#preview").click()
-    expect(page.locator("#chajiao")).to_contain_text("不叫 not ready (hand not shown)")
-    expect(page.locator("#chajiao")).to_contain_text("叫牌 ready")
+    expect(page.locator("#chajiao")).to_contain_text("不叫（没给手牌）")
+    expect(page.locator("#chajiao")).to_contain_text("叫牌")
     expect(page.locator("#settle-explanation")).to_contain_text("said not ready, hand not shown")
     screenshot(page, tmp_path, f"table-{width}-draw-not-shown-preview.png")
     page.locator("#save-round").click()
-    expect(page.locator("#round-status")).to_contain_text("Round 1 saved.")
+    expect(page.locator("#round-status")).to_contain_text("第 1 局已保存")
 
     table, rounds = stored(page, url)
     assert rounds[0]["round"]["players"][1] == {"not_ready": True} == rounds[0]["round"]["players"][3]
@@ -137,7 +137,7 @@ def test_house_round_inputs_show_when_played_and_reach_the_stored_round(browser,
         table = page.request.post(f"{url}/v1/tables", data={
             "name": "House", "players": ["Ann", "Bo", "Cy", "Di"], "rules": {"preset": "gy-normal", **HOUSE}}).json()
         page.goto(table_link(url, table))
-    expect(page.locator("#round-title")).to_have_text("Round 1")
+    expect(page.locator("#round-title")).to_have_text("第 1 局")
     assert page.evaluate("T.table.rules") == {"preset": "gy-normal", **HOUSE}
 
     # Bo (not the dealer) self-draws on his first draw (地胡); 跟庄; Di discarded the first 8p (冲锋鸡).
@@ -166,7 +166,7 @@ def test_house_round_inputs_show_when_played_and_reach_the_stored_round(browser,
     how(page, "self")
     page.locator("#r-first-draw").check()
     page.locator("#save-round").click()
-    expect(page.locator("#round-status")).to_contain_text("Round 1 saved.")
+    expect(page.locator("#round-status")).to_contain_text("第 1 局已保存")
 
     table, rounds = stored(page, url)
     round_ = rounds[0]["round"]
@@ -185,10 +185,11 @@ def test_house_round_inputs_show_when_played_and_reach_the_stored_round(browser,
 @pytest.mark.parametrize("width", [375, 1280])
 def test_a_saved_profile_fills_the_form_and_the_choice_can_be_saved(browser, served, tmp_path, width):
     _app, url = served
-    page, problems = open_page(browser, width)
+    page, problems = open_page(browser, width, allow_status=(401,))  # the page has no admin key
     if not has_rules_list(page, url):
         pytest.skip("the house-rules panel is drawn from GET /v1/rules, which this server does not have yet")
-    # A profile saved earlier on the service (by its admin, or from the command line).
+    # A profile saved earlier on the service (by its admin, or from the command line); every rules key has its
+    # switch now.
     club = {"preset": "liupanshui", "genzhuang": 4, "fan_table": "app"}
     assert page.request.put(f"{url}/v1/profiles/Club", data={"rules": club}, headers=ADMIN).status == 200
     page.goto(url + "/#table")
@@ -199,38 +200,43 @@ def test_a_saved_profile_fills_the_form_and_the_choice_can_be_saved(browser, ser
     expect(page.locator("#t-preset")).to_have_value("liupanshui")
     expect(page.locator("#sw-genzhuang")).to_have_value("4")
     expect(page.locator("#sw-dealer_bonus")).to_be_checked()  # the preset's own value
-    expect(page.locator("#sw-fan_table")).to_have_value("app")  # every switch has its input, drawn from /v1/rules
-    expect(page.locator("#t-profile-extra")).to_be_hidden()
+    expect(page.locator("#sw-fan_table")).to_have_value("app")
+    expect(page.locator("#t-profile-extra")).to_be_hidden()  # nothing left over without an input
     expect(page.locator("#profile-status")).to_contain_text("Club")
 
-    # Change one switch and save the choice under a new name.
+    # Change one switch and save the choice under a new name: only the admin key writes house rules, and the
+    # page (which has none) says so instead of asking for a table's key; the admin saves what it sends.
     page.fill("#sw-dihu", "23")
     page.fill("#t-profile-name", "Saturday 周六")
     page.locator("#t-save-profile").click()
-    # Saving on the service is the admin's: the page keeps the table's own choice on this phone.
+    # Saving on the service is its admin's: the page keeps the table's own choice on this phone.
     expect(page.locator("#profile-status")).to_contain_text("“Saturday 周六”")
     saved = page.evaluate("JSON.parse(localStorage.getItem('zhuoji.profiles'))['Saturday 周六']")
     assert saved == {**club, "dihu": 23}
     assert page.request.get(f"{url}/v1/profiles/Saturday 周六").status == 404
     expect(page.locator("#t-profile")).to_have_value("Saturday 周六")
+    page.reload()
+    page.select_option("#t-profile", "Saturday 周六")
+    expect(page.locator("#sw-dihu")).to_have_value("23")
     screenshot(page, tmp_path, f"table-{width}-profile-saved.png")
 
     # A table started from it has exactly those rules, and its round form asks for what they play.
     page.locator("#t-start").click()
-    expect(page.locator("#round-title")).to_have_text("Round 1")
+    expect(page.locator("#round-title")).to_have_text("第 1 局")
     assert page.evaluate("T.table.rules") == saved
     expect(page.locator("#r-first-draw-l")).to_be_visible()
     expect(page.locator("#r-genzhuang-l")).to_be_visible()
     expect(page.locator("#r-first8p-row")).to_be_hidden()
 
-    # Choosing another preset by hand leaves the profile: its extra key is dropped with it.
+    # Choosing another preset by hand leaves the profile: a table started then plays the preset alone.
     page.locator("#close-table").click()
     page.select_option("#t-profile", "Club")
     page.select_option("#t-preset", "gy-normal")
     expect(page.locator("#t-profile")).to_have_value("")
     expect(page.locator("#t-profile-extra")).to_be_hidden()
-    expect(page.locator("#sw-genzhuang")).to_have_value("0")  # the switches back at the preset's values
-    expect(page.locator("#sw-fan_table")).not_to_have_value("app")
+    page.locator("#t-start").click()
+    expect(page.locator("#table-rules")).to_have_text("贵阳 正常番")  # the preset alone, by its title
+    assert page.evaluate("T.table.rules") == "gy-normal"
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert problems.lines == []
     page.close()

@@ -102,6 +102,11 @@ class Problems:
         return status == 404 and PROBES.search(url.split("?")[0]) is not None
 
 
+# The page in English (the switch's choice, kept per device), for tests that read its English messages:
+# page.add_init_script(ENGLISH) before the first goto.
+ENGLISH = "localStorage.setItem('zhuoji.lang', 'en')"
+
+
 def table_link(url: str, table: dict) -> str:
     """The page's address of a table just made through the API: its edit link where the server gives a key."""
     key = table.get("edit_key")
