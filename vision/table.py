@@ -1,0 +1,205 @@
+"""The whole table in one photo: four seats' hands, melds and rivers, the wall (牌墙) and the flipped tile (翻鸡).
+
+Stages, each over plain arrays, box geometry first and the classes only where a role needs them:
+
+1. ``find_wall``: the face-down wall: chains of backs side by side, longer than any 闷豆 (concealed kong, four
+   tiles) can be.
+2. ``find_flipped``: the flipped tile: the face-up tile nearest the wall, on it or beside it (none without a wall,
+   as after 黄牌, or when the round was won on the last tile).
+3. ``table_layout``: the other boxes go to the seat whose side of the table they lie along
+   (``vision.layout.layout_table``: each tile's position and the direction of the rows it lies in; whole rows kept
+   together), and each seat's tiles are laid out in that seat's own frame by the one-hand layout (concealed row,
+   melds, river rows from the owner's left, the row nearest the owner first).
+4. ``read_table_tiles``: each seat read by ``vision.reading.read`` (at most 4 copies per seat, melds alike, a
+   14-tile hand complete), then the whole-table constraint: at most 4 copies of each of the 27 kinds on the whole
+   table. Where a kind is read more often, the cheapest single tiles of it to change (the detector's next class
+   whose count stays legal) are changed and listed as doubtful; a kind that cannot be settled makes the photo
+   impossible (``too_many_copies``, with the boxes).
+
+Seats: 0 = the side nearest the bottom of the photo, then in the order of play, 1 right, 2 top, 3 left.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
+from vision.detections import Detections
+from vision.layout import Layout, layout_table
+from vision.reading import Doubt, Reading, Retake, read
+
+WALL_MIN = 5  # backs side by side in one chain from this many are the wall (a 闷豆 has four at most)
+WALL_LINK = 1.3  # two backs whose centres lie under this many tile widths apart are neighbours in a row
+FLIPPED_REACH = 1.8  # the flipped tile lies within this many tile widths of a wall tile (on it or beside it)
+COPIES = 4  # every kind exists four times in the 108-tile set
+MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
+
+
+@dataclass
+class TableLayout:
+    """Where every box of a table photo lies.
+
+    seats: the four seats' layouts, over ``seat_dets`` (the boxes that are neither wall nor flipped tile);
+    seat_boxes maps an index of ``seat_dets`` to the photo's detections. wall: the wall's boxes; flipped: the
+    flipped tile's box or None (indices of the photo's detections). tile_px: the typical tile width in pixels.
+    """
+
+    seats: list[Layout]
+    seat_dets: Detections
+    seat_boxes: np.ndarray
+    wall: list[int] = field(default_factory=list)
+    flipped: int | None = None
+    tile_px: float = 0.0
+
+
+@dataclass
+class TableTiles:
+    """The tiles of a table photo as read: per seat a :class:`Reading` (box indices of ``TableLayout.seat_dets``),
+    the flipped tile, the whole table's changes, doubts (box indices of the photo's detections) and retakes."""
+
+    readings: list[Reading]
+    flipped: str | None
+    changed: dict[int, str] = field(default_factory=dict)  # photo box → tile the whole-table constraint chose
+    doubtful: list[Doubt] = field(default_factory=list)
+    retake: list[Retake] = field(default_factory=list)
+
+
+def tile_width(xyxy: np.ndarray) -> float:
+    """The typical tile width in pixels: the median of the boxes' short sides (a tile seen from above or
+    turned 90° shows its width as its short side)."""
+    if not len(xyxy):
+        return 0.0
+    return float(np.median(np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])))
+
+
+def _components(centres: np.ndarray, reach: float) -> list[list[int]]:
+    """Groups of points linked by distances under ``reach`` (union-find over the pairs)."""
+    parent = list(range(len(centres)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    d = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    for i, j in zip(*np.nonzero(np.triu(d < reach, 1)), strict=True):
+        parent[find(int(i))] = find(int(j))
+    groups: dict[int, list[int]] = {}
+    for k in range(len(centres)):
+        groups.setdefault(find(k), []).append(k)
+    return list(groups.values())
+
+
+def find_wall(dets: Detections, width: float) -> list[int]:
+    """The wall's boxes: backs in groups of at least ``WALL_MIN`` touching neighbours."""
+    backs = np.flatnonzero(dets.class_id == BACK)
+    if len(backs) < WALL_MIN or width <= 0:
+        return []
+    groups = _components(dets.centers[backs], WALL_LINK * width)
+    return sorted(int(backs[k]) for g in groups if len(g) >= WALL_MIN for k in g)
+
+
+def find_flipped(dets: Detections, wall: list[int], width: float) -> int | None:
+    """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile widths of a wall tile; None without one."""
+    if not wall:
+        return None
+    faces = np.flatnonzero(dets.class_id != BACK)
+    if not len(faces):
+        return None
+    d = np.hypot(*(dets.centers[faces][:, None, :] - dets.centers[wall][None, :, :]).transpose(2, 0, 1)).min(1)
+    best = int(np.argmin(d))
+    return int(faces[best]) if d[best] <= FLIPPED_REACH * width else None
+
+
+def table_layout(dets: Detections) -> TableLayout:
+    """Wall, flipped tile, then the four seats (``vision.layout.layout_table`` on the other boxes)."""
+    width = tile_width(dets.xyxy.astype(np.float64))
+    wall = find_wall(dets, width)
+    flipped = find_flipped(dets, wall, width)
+    taken = set(wall) | ({flipped} if flipped is not None else set())
+    rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
+    seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
+    seat_dets.image_size = dets.image_size
+    return TableLayout(layout_table(seat_dets), seat_dets, rest, wall, flipped, width)
+
+
+def _single_tiles(reading: Reading, lay: Layout) -> list[tuple[int, str]]:
+    """(seat box, tile read) of the tiles read one box at a time: the concealed row, the river, a lone tile."""
+    out = [(p.box, t) for p, t in zip(lay.concealed, reading.concealed_tiles, strict=False)]
+    out += [(p.box, t) for p, t in zip(lay.river, reading.river, strict=False)]
+    if lay.indicator is not None and reading.indicator is not None:
+        out.append((lay.indicator.box, reading.indicator))
+    return out
+
+
+def _meld_copies(reading: Reading) -> Counter[str]:
+    """Copies each meld holds: a 碰 (pong) three, a 杠 (kong, open or concealed) four."""
+    counts: Counter[str] = Counter()
+    for m in reading.melds:
+        if m.tile in SUITED_TILES:
+            counts[m.tile] += 3 if m.type == "pong" else 4
+    return counts
+
+
+def _alternatives(dets: Detections, box: int) -> list[tuple[str, float]]:
+    """The box's suited classes, most probable first, with their probabilities."""
+    if dets.probs is not None:
+        order = np.argsort(-dets.probs[box])
+        return [(CLASS_NAMES[c], float(dets.probs[box, c])) for c in order if CLASS_NAMES[c] in SUITED_TILES][:3]
+    return [(CLASS_NAMES[c], float(p)) for c, p in zip(dets.top3_class[box], dets.top3_prob[box], strict=True)
+            if c >= 0 and CLASS_NAMES[c] in SUITED_TILES]
+
+
+def read_table_tiles(dets: Detections, table: TableLayout, image: np.ndarray | None = None) -> TableTiles:
+    """Each seat read with the rules (``vision.reading.read``), then at most 4 copies of a kind on the table."""
+    sub = table.seat_dets
+    readings = [read(sub, lay, image) for lay in table.seats]
+    flipped = None
+    if table.flipped is not None:
+        name = CLASS_NAMES[int(dets.class_id[table.flipped])]
+        flipped = name if name in SUITED_TILES else None
+    out = TableTiles(readings, flipped)
+    # Every tile read, as (photo box or None for a meld, tile); melds count 3 or 4 copies and are not changed here.
+    singles = [(int(table.seat_boxes[b]), t) for r, lay in zip(readings, table.seats, strict=True)
+               for b, t in _single_tiles(r, lay)]
+    if table.flipped is not None and flipped is not None:
+        singles.append((table.flipped, flipped))
+    counts = Counter(t for _, t in singles if t in SUITED_TILES)
+    for r in readings:
+        counts += _meld_copies(r)
+    reading_of = dict(singles)
+    for kind in sorted(k for k, c in counts.items() if c > COPIES):
+        # The cheapest changes first: a box whose next suited class is nearly as likely as this kind.
+        options = []
+        for box, tile in singles:
+            if tile != kind:
+                continue
+            alts = _alternatives(dets, box)
+            p_kind = next((p for t, p in alts if t == kind), max(float(dets.confidence[box]), 1e-6))
+            for alt, p in alts:
+                if alt != kind and p > 0:
+                    options.append((math.log(max(p_kind, 1e-6) / p), box, alt, p))
+        for cost, box, alt, p in sorted(options):
+            if counts[kind] <= COPIES:
+                break
+            if reading_of[box] != kind or counts[alt] >= COPIES or cost > MAX_SETTLE_COST:
+                continue
+            reading_of[box] = alt
+            counts[kind] -= 1
+            counts[alt] += 1
+            out.changed[box] = alt
+            out.doubtful.append(Doubt((box,), alt, tuple((t, q) for t, q in _alternatives(dets, box)),
+                                      f"{kind} was read {COPIES + 1}+ times on the table: this tile was the "
+                                      f"likeliest other reading ({alt}, p={p:.2f})"))
+        if counts[kind] > COPIES:
+            boxes = tuple(b for b, _ in singles if reading_of[b] == kind)
+            out.retake.append(Retake("too_many_copies", f"{counts[kind]} copies of {kind} read on the table, and "
+                                                        f"a set has 4: check these tiles or retake the photo", boxes))
+    if table.flipped is not None and table.flipped in out.changed:
+        out.flipped = out.changed[table.flipped]
+    return out
