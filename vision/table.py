@@ -33,7 +33,10 @@ from vision.layout import Layout, layout_table
 from vision.reading import Doubt, Reading, Retake, read
 
 WALL_MIN = 5  # backs side by side in one chain from this many are the wall (a 闷豆 has four at most)
+WALL_SHORT = 4  # four backs are the wall when they lie on no row of face-up tiles
+WALL_ROW_REACH = 3.5  # face-up tiles within this many tile widths past the backs' end continue their row
 WALL_LINK = 1.3  # two backs whose centres lie under this many tile widths apart are neighbours in a row
+# (tile widths: the boxes' short sides, their own, as perspective makes near tiles larger)
 FLIPPED_REACH = 1.8  # the flipped tile lies within this many tile widths of a wall tile (on it or beside it)
 COPIES = 4  # every kind exists four times in the 108-tile set
 MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
@@ -45,7 +48,7 @@ class TableLayout:
 
     seats: the four seats' layouts, over ``seat_dets`` (the boxes that are neither wall nor flipped tile);
     seat_boxes maps an index of ``seat_dets`` to the photo's detections. wall: the wall's boxes; flipped: the
-    flipped tile's box or None (indices of the photo's detections). tile_px: the typical tile width in pixels.
+    flipped tile's box or None (indices of the photo's detections).
     """
 
     seats: list[Layout]
@@ -53,7 +56,6 @@ class TableLayout:
     seat_boxes: np.ndarray
     wall: list[int] = field(default_factory=list)
     flipped: int | None = None
-    tile_px: float = 0.0
 
 
 @dataclass
@@ -68,16 +70,13 @@ class TableTiles:
     retake: list[Retake] = field(default_factory=list)
 
 
-def tile_width(xyxy: np.ndarray) -> float:
-    """The typical tile width in pixels: the median of the boxes' short sides (a tile seen from above or
-    turned 90° shows its width as its short side)."""
-    if not len(xyxy):
-        return 0.0
-    return float(np.median(np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])))
+def _short_sides(xyxy: np.ndarray) -> np.ndarray:
+    return np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).astype(np.float64)
 
 
-def _components(centres: np.ndarray, reach: float) -> list[list[int]]:
-    """Groups of points linked by distances under ``reach`` (union-find over the pairs)."""
+def _components(centres: np.ndarray, reach: np.ndarray) -> list[list[int]]:
+    """Groups of points linked by distances under ``reach`` (a matrix: perspective makes near tiles larger;
+    union-find over the pairs)."""
     parent = list(range(len(centres)))
 
     def find(a: int) -> int:
@@ -95,16 +94,44 @@ def _components(centres: np.ndarray, reach: float) -> list[list[int]]:
     return list(groups.values())
 
 
-def find_wall(dets: Detections, width: float) -> list[int]:
-    """The wall's boxes: backs in groups of at least ``WALL_MIN`` touching neighbours."""
+def _continued_by_faces(dets: Detections, members: np.ndarray, width: float) -> bool:
+    """Two or more face-up tiles continue the line of ``members`` (backs) at one of its ends: the backs are a
+    meld on its owner's row, not the wall (the flipped tile alone may lie at the wall's end)."""
+    centres = dets.centers[members].astype(np.float64)
+    mid = centres.mean(0)
+    axis = np.linalg.svd(centres - mid)[2][0]
+    along = (centres - mid) @ axis
+    faces = np.flatnonzero(dets.class_id != BACK)
+    rel = dets.centers[faces].astype(np.float64) - mid
+    t = rel @ axis
+    off = np.abs(rel @ np.array([-axis[1], axis[0]]))
+    beyond = np.minimum(np.abs(t - along.max()), np.abs(t - along.min()))
+    outside = (t > along.max()) | (t < along.min())
+    for side in (t > along.max(), t < along.min()):
+        near = side & outside & (off < 0.6 * width) & (beyond < WALL_ROW_REACH * width)
+        if near.sum() >= 2:
+            return True
+    return False
+
+
+def find_wall(dets: Detections) -> list[int]:
+    """The wall's boxes: backs side by side, at least ``WALL_MIN`` of them, or four (as many as a 闷豆 has) when
+    no row of face-up tiles continues their line (a 闷豆 lies on its owner's row, beside the hand or other
+    melds)."""
     backs = np.flatnonzero(dets.class_id == BACK)
-    if len(backs) < WALL_MIN or width <= 0:
+    if len(backs) < WALL_SHORT:
         return []
-    groups = _components(dets.centers[backs], WALL_LINK * width)
-    return sorted(int(backs[k]) for g in groups if len(g) >= WALL_MIN for k in g)
+    wall: list[int] = []
+    sides = _short_sides(dets.xyxy[backs])
+    for group in _components(dets.centers[backs], WALL_LINK * (sides[:, None] + sides[None, :]) / 2):
+        members = backs[group]
+        local = float(np.median(sides[group]))
+        if len(members) >= WALL_MIN or (len(members) >= WALL_SHORT and not _continued_by_faces(dets, members, local)):
+            wall += [int(b) for b in members]
+    return sorted(wall)
 
 
-def find_flipped(dets: Detections, wall: list[int], width: float) -> int | None:
+def find_flipped(dets: Detections, wall: list[int]) -> int | None:
     """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile widths of a wall tile; None without one."""
     if not wall:
         return None
@@ -113,19 +140,19 @@ def find_flipped(dets: Detections, wall: list[int], width: float) -> int | None:
         return None
     d = np.hypot(*(dets.centers[faces][:, None, :] - dets.centers[wall][None, :, :]).transpose(2, 0, 1)).min(1)
     best = int(np.argmin(d))
-    return int(faces[best]) if d[best] <= FLIPPED_REACH * width else None
+    local = float(np.median(_short_sides(dets.xyxy[wall])))  # the wall's own tile size (perspective)
+    return int(faces[best]) if d[best] <= FLIPPED_REACH * local else None
 
 
 def table_layout(dets: Detections) -> TableLayout:
     """Wall, flipped tile, then the four seats (``vision.layout.layout_table`` on the other boxes)."""
-    width = tile_width(dets.xyxy.astype(np.float64))
-    wall = find_wall(dets, width)
-    flipped = find_flipped(dets, wall, width)
+    wall = find_wall(dets)
+    flipped = find_flipped(dets, wall)
     taken = set(wall) | ({flipped} if flipped is not None else set())
     rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
     seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
     seat_dets.image_size = dets.image_size
-    return TableLayout(layout_table(seat_dets), seat_dets, rest, wall, flipped, width)
+    return TableLayout(layout_table(seat_dets), seat_dets, rest, wall, flipped)
 
 
 def _single_tiles(reading: Reading, lay: Layout) -> list[tuple[int, str]]:
