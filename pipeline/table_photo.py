@@ -30,6 +30,7 @@ from vision.detections import Detections
 from vision.reading import Doubt
 from vision.table import TableLayout, TableTiles, read_table_tiles, table_layout
 
+PHOTO_WIDE = ("blurry", "glare")  # retakes about the photo, not a seat's tiles
 Role = Literal["hand", "meld", "river", "wall", "flipped", "unassigned"]
 
 
@@ -182,11 +183,18 @@ def table_reading(photo: TablePhoto) -> TableReading:
     seats = [_seat(photo, s) for s in range(4)]
     retake = [RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in photo.tiles.retake]
     box = photo.table.seat_boxes
+    whole: dict[str, RetakeReason] = {}
     for seat, reading in enumerate(photo.tiles.readings):
-        # A seat's own retakes; "no tiles" for an empty seat is said once below, count mismatches are the rivers'.
-        retake += [RetakeReason(code=r.code, message=f"seat {seat}: {r.message}",
-                                boxes=[int(box[b]) for b in r.boxes])
-                   for r in reading.retake if r.code not in ("no_tiles",)]
+        # A seat's own retakes; "no tiles" for an empty seat is said once below, as is a photo blurred or glared
+        # (said once for the photo, with the boxes of every seat where it was seen).
+        for r in reading.retake:
+            boxes = [int(box[b]) for b in r.boxes]
+            if r.code in PHOTO_WIDE:
+                said = whole.setdefault(r.code, RetakeReason(code=r.code, message=r.message, boxes=[]))
+                said.boxes += boxes
+            elif r.code != "no_tiles":
+                retake.append(RetakeReason(code=r.code, message=f"seat {seat}: {r.message}", boxes=boxes))
+    retake += whole.values()
     empty = [s.seat for s in seats if not s.concealed and not s.melds]
     if empty:
         retake.append(RetakeReason(code="seat_not_found", message="no hand found for seat(s) "
