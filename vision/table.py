@@ -33,11 +33,11 @@ from vision.layout import Layout, layout_table
 from vision.reading import Doubt, Reading, Retake, read
 
 WALL_MIN = 5  # backs side by side in one chain from this many are the wall (a 闷豆 has four at most)
-WALL_SHORT = 4  # four backs are the wall when they lie on no row of face-up tiles
+WALL_SHORT = 3  # three or four backs are the wall when they lie on no row of face-up tiles (a 闷豆 does)
 WALL_ROW_REACH = 3.5  # face-up tiles within this many tile widths past the backs' end continue their row
-WALL_LINK = 1.3  # two backs whose centres lie under this many tile widths apart are neighbours in a row
-# (tile widths: the boxes' short sides, their own, as perspective makes near tiles larger)
+WALL_LINK = 1.3  # two backs whose centres lie under this many of their extents apart are neighbours in a row
 FLIPPED_REACH = 1.8  # the flipped tile lies within this many tile widths of a wall tile (on it or beside it)
+ALONE = 1.3  # ...with no face-up tile nearer than this many of its widths (tiles of a row touch: about 1.05)
 COPIES = 4  # every kind exists four times in the 108-tile set
 MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
 
@@ -74,10 +74,24 @@ def _short_sides(xyxy: np.ndarray) -> np.ndarray:
     return np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).astype(np.float64)
 
 
-def _components(centres: np.ndarray, reach: np.ndarray) -> list[list[int]]:
-    """Groups of points linked by distances under ``reach`` (a matrix: perspective makes near tiles larger;
-    union-find over the pairs)."""
-    parent = list(range(len(centres)))
+def _extents(xyxy: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Each box's extent along a unit ``direction`` (one, or one per box): a tile's width along its row, its depth
+    across it, foreshortened as the photo shows them."""
+    size = (xyxy[..., 2:] - xyxy[..., :2]).astype(np.float64)
+    return np.abs(direction[..., 0]) * size[..., 0] + np.abs(direction[..., 1]) * size[..., 1]
+
+
+def _linked_groups(xyxy: np.ndarray) -> list[list[int]]:
+    """Boxes side by side: linked when their centres lie under ``WALL_LINK`` of their extents (along the line
+    joining them) apart; groups of linked boxes (union-find)."""
+    n = len(xyxy)
+    centres = (xyxy[:, :2] + xyxy[:, 2:]).astype(np.float64) / 2
+    diff = centres[None, :, :] - centres[:, None, :]
+    dist = np.hypot(diff[..., 0], diff[..., 1])
+    unit = diff / np.maximum(dist, 1e-9)[..., None]
+    boxes = np.broadcast_to(xyxy[:, None, :], (n, n, 4))
+    reach = WALL_LINK * (_extents(boxes, unit) + _extents(boxes.transpose(1, 0, 2), unit)) / 2
+    parent = list(range(n))
 
     def find(a: int) -> int:
         while parent[a] != a:
@@ -85,63 +99,69 @@ def _components(centres: np.ndarray, reach: np.ndarray) -> list[list[int]]:
             a = parent[a]
         return a
 
-    d = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
-    for i, j in zip(*np.nonzero(np.triu(d < reach, 1)), strict=True):
+    for i, j in zip(*np.nonzero(np.triu(dist < reach, 1)), strict=True):
         parent[find(int(i))] = find(int(j))
     groups: dict[int, list[int]] = {}
-    for k in range(len(centres)):
+    for k in range(n):
         groups.setdefault(find(k), []).append(k)
     return list(groups.values())
 
 
-def _continued_by_faces(dets: Detections, members: np.ndarray, width: float) -> bool:
+def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
     """Two or more face-up tiles continue the line of ``members`` (backs) at one of its ends: the backs are a
     meld on its owner's row, not the wall (the flipped tile alone may lie at the wall's end)."""
     centres = dets.centers[members].astype(np.float64)
     mid = centres.mean(0)
     axis = np.linalg.svd(centres - mid)[2][0]
+    across = np.array([-axis[1], axis[0]])
+    width = float(np.median(_extents(dets.xyxy[members], axis)))  # along the row, as the photo shows it
+    depth = float(np.median(_extents(dets.xyxy[members], across)))
     along = (centres - mid) @ axis
     faces = np.flatnonzero(dets.class_id != BACK)
     rel = dets.centers[faces].astype(np.float64) - mid
-    t = rel @ axis
-    off = np.abs(rel @ np.array([-axis[1], axis[0]]))
-    beyond = np.minimum(np.abs(t - along.max()), np.abs(t - along.min()))
-    outside = (t > along.max()) | (t < along.min())
-    for side in (t > along.max(), t < along.min()):
-        near = side & outside & (off < 0.6 * width) & (beyond < WALL_ROW_REACH * width)
-        if near.sum() >= 2:
+    t, off = rel @ axis, np.abs(rel @ across)
+    on_line = off < 0.6 * depth
+    for past in (t - along.max(), along.min() - t):
+        if (on_line & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2:
             return True
     return False
 
 
 def find_wall(dets: Detections) -> list[int]:
-    """The wall's boxes: backs side by side, at least ``WALL_MIN`` of them, or four (as many as a 闷豆 has) when
+    """The wall's boxes: backs side by side, at least ``WALL_MIN`` of them, or ``WALL_SHORT`` (as a 闷豆 shows) when
     no row of face-up tiles continues their line (a 闷豆 lies on its owner's row, beside the hand or other
     melds)."""
     backs = np.flatnonzero(dets.class_id == BACK)
     if len(backs) < WALL_SHORT:
         return []
     wall: list[int] = []
-    sides = _short_sides(dets.xyxy[backs])
-    for group in _components(dets.centers[backs], WALL_LINK * (sides[:, None] + sides[None, :]) / 2):
+    for group in _linked_groups(dets.xyxy[backs]):
         members = backs[group]
-        local = float(np.median(sides[group]))
-        if len(members) >= WALL_MIN or (len(members) >= WALL_SHORT and not _continued_by_faces(dets, members, local)):
+        if len(members) >= WALL_MIN or (len(members) >= WALL_SHORT and not _continued_by_faces(dets, members)):
             wall += [int(b) for b in members]
     return sorted(wall)
 
 
 def find_flipped(dets: Detections, wall: list[int]) -> int | None:
-    """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile widths of a wall tile; None without one."""
+    """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile widths of a wall tile and lying alone (no
+    face-up tile touching it: the end of a hand or a river row is not it); None without a wall."""
     if not wall:
         return None
     faces = np.flatnonzero(dets.class_id != BACK)
     if not len(faces):
         return None
-    d = np.hypot(*(dets.centers[faces][:, None, :] - dets.centers[wall][None, :, :]).transpose(2, 0, 1)).min(1)
-    best = int(np.argmin(d))
+    centres = dets.centers.astype(np.float64)
+    to_wall = np.hypot(*(centres[faces][:, None, :] - centres[wall][None, :, :]).transpose(2, 0, 1)).min(1)
+    between = np.hypot(*(centres[faces][:, None, :] - centres[faces][None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(between, np.inf)
+    sides = _short_sides(dets.xyxy[faces])
     local = float(np.median(_short_sides(dets.xyxy[wall])))  # the wall's own tile size (perspective)
-    return int(faces[best]) if d[best] <= FLIPPED_REACH * local else None
+    for k in np.argsort(to_wall):
+        if to_wall[k] > FLIPPED_REACH * local:
+            break
+        if between[k].min() > ALONE * sides[k]:
+            return int(faces[k])
+    return None
 
 
 def table_layout(dets: Detections) -> TableLayout:
