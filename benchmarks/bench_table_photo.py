@@ -15,7 +15,7 @@ Reported (the issue's goals in brackets):
 * why seats miss: a tile not found (detector recall), a tile misread, or every tile found and named but laid out
   wrong (the table layout).
 
-    python benchmarks/bench_table_photo.py --n 96 --seed 0            # 12 of each camera × river × winner
+    PYTHONPATH=. python benchmarks/bench_table_photo.py --n 96 --seed 0     # 12 of each camera × river × winner
 """
 
 from __future__ import annotations
@@ -31,13 +31,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from datasets import synth as S  # noqa: E402
-from datasets import views as V  # noqa: E402
-from pipeline.settings import Settings, open_detector  # noqa: E402
-from pipeline.table_photo import TableReading, read_table_bytes, table_reading  # noqa: E402
-from vision.detections import box_iou  # noqa: E402
+from datasets import synth as S
+from datasets import views as V
+from pipeline.settings import Settings, open_detector
+from pipeline.table_photo import TableReading, read_table_bytes, table_reading
+from vision.detections import box_iou
 
 ROLES = ("hand", "meld", "river", "wall", "flipped")
 KINDS = [(camera, messy, winner) for camera in V.TABLE_CAMERAS for messy in (False, True) for winner in (True, False)]
@@ -152,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
         seconds.append(time.perf_counter() - start)
         exact = score_scene(scene.to_json(), read, tally)
         by_kind[(camera, "messy" if messy else "neat", "winner" if winner else "no winner")].append(exact)
-    command = "python benchmarks/bench_table_photo.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    command = "PYTHONPATH=. python benchmarks/bench_table_photo.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     print(f"# {command}")
     print(f"# {args.n} scenes, styles {', '.join(names)}, {args.size} px, detector {detector.model_path.name}; "
           f"read-table {np.median(seconds):.2f} s median per photo on this machine")
