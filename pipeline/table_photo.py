@@ -31,6 +31,7 @@ from vision.reading import Doubt
 from vision.table import TableLayout, TableTiles, read_table_tiles, table_layout
 
 PHOTO_WIDE = ("blurry", "glare")  # retakes about the photo, not a seat's tiles
+SECOND_BOXES = ("overlaps box", "a piece of the tile", "invalid box")  # unassigned boxes that are no tile of their own
 Role = Literal["hand", "meld", "river", "wall", "flipped", "unassigned"]
 
 
@@ -194,6 +195,12 @@ def table_reading(photo: TablePhoto) -> TableReading:
                 said.boxes += boxes
             elif r.code != "no_tiles":
                 retake.append(RetakeReason(code=r.code, message=f"seat {seat}: {r.message}", boxes=boxes))
+        lay = photo.table.seats[seat]
+        loose = [int(box[u.box]) for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES)]
+        if loose:  # tiles on this seat's side that are in no row: a heap, or a river too untidy to follow
+            retake.append(RetakeReason(code="unplaced_tiles", boxes=loose, message=(
+                f"seat {seat}: {len(loose)} tile(s) on this side could not be placed in the hand, a meld or the "
+                "river (a heap, or a river too untidy): check this seat's river, or lay it in rows and retake")))
     retake += whole.values()
     empty = [s.seat for s in seats if not s.concealed and not s.melds]
     if empty:
