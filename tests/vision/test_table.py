@@ -125,3 +125,30 @@ def test_no_boxes_say_the_seats_are_missing() -> None:
     read = answer(Detections.empty((640, 480)))
     assert [s.concealed for s in read.seats] == [[]] * 4 and read.winner is None and read.flipped is None
     assert [r.code for r in read.retake] == ["seat_not_found"]
+
+
+@pytest.mark.slow
+def test_rendered_tables_read_with_the_shipped_models(detector) -> None:
+    """End to end on two rendered tables in held-out styles, from above, neat rivers (one with a winner): the
+    detector, the table layout and the reading together get most seats exactly right, and the flipped tile."""
+    import cv2
+
+    from pipeline.table_photo import read_table_bytes
+    from tests.datasets.support import load_dataset_script
+
+    views = load_dataset_script("views")
+    names = views.style_names("held-out")
+    if not names:
+        pytest.skip("the held-out styles' fonts are not installed")
+    views.load_styles(names)
+    exact = total = 0
+    for i, winner in ((0, True), (1, False)):
+        scene = views.render_table_round(views.view_rng(0, "table", i), names, 1600, "above", False, winner)
+        ok, jpeg = cv2.imencode(".jpg", scene.view.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        read = table_reading(read_table_bytes(detector, jpeg.tobytes()))
+        truth = scene.to_json()
+        assert read.flipped == truth["flipped"]
+        for want, got in zip(truth["seats"], read.seats, strict=True):
+            total += 1
+            exact += want["concealed"] == got.concealed and want["river"] == got.river
+    assert exact >= total - 2, f"{exact} of {total} seats read exactly"
