@@ -28,10 +28,9 @@ from vision.deadline import Deadline, check
 from vision.detect import Detector
 from vision.detections import Detections
 from vision.reading import Doubt
-from vision.table import TableLayout, TableTiles, read_table_tiles, table_layout
+from vision.table import SECOND_BOXES, TableLayout, TableTiles, read_table_tiles, table_layout
 
 PHOTO_WIDE = ("blurry", "glare")  # retakes about the photo, not a seat's tiles
-SECOND_BOXES = ("overlaps box", "a piece of the tile", "invalid box")  # unassigned boxes that are no tile of their own
 Role = Literal["hand", "meld", "river", "wall", "flipped", "unassigned"]
 
 

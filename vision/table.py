@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
 from vision.detections import Detections
-from vision.layout import Layout, layout_table
+from vision.layout import Layout, PlacedTile, layout_table
 from vision.reading import Doubt, Reading, Retake, read
 
 WALL_MIN = 5  # backs side by side in one chain from this many are the wall (a 闷豆 has four at most)
@@ -40,6 +40,9 @@ FLIPPED_REACH = 1.8  # the flipped tile lies within this many tile widths of a w
 ALONE = 1.3  # ...with no face-up tile nearer than this many of its widths (tiles of a row touch: about 1.05)
 COPIES = 4  # every kind exists four times in the 108-tile set
 MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
+RIVER_BEYOND = 1.5  # a seat's tiles left over this many tile depths beyond its hand, towards the centre: its river
+RIVER_ROW_GAP = 0.6  # river tiles whose distances from the owner differ by more than this many depths: two rows
+SECOND_BOXES = ("overlaps box", "a piece of the tile", "invalid box")  # unassigned boxes that are no tile of their own
 
 
 @dataclass
@@ -172,7 +175,41 @@ def table_layout(dets: Detections) -> TableLayout:
     rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
     seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
     seat_dets.image_size = dets.image_size
-    return TableLayout(layout_table(seat_dets), seat_dets, rest, wall, flipped)
+    seats = layout_table(seat_dets)
+    for lay in seats:
+        _gather_river(seat_dets, lay)
+    return TableLayout(seats, seat_dets, rest, wall, flipped)
+
+
+def _gather_river(dets: Detections, lay: Layout) -> None:
+    """Tiles the one-hand layout left over that lie beyond the seat's hand, towards the table centre, are its
+    discards (a river the one-hand layout took for tiles beside the hand): the river is laid out again with them,
+    in rows by the distance from the owner (nearest first), each row from the owner's left."""
+    if not lay.concealed:
+        return
+    a = math.radians(lay.angle)
+    along, towards_owner = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    centres = dets.centers.astype(np.float64)
+    depth = lay.tile_size[1]
+    hand_v = float(np.median(centres[[p.box for p in lay.concealed]] @ towards_owner))
+    loose = [u for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES)
+             and centres[u.box] @ towards_owner < hand_v - RIVER_BEYOND * depth]
+    if not loose or depth <= 0:
+        return
+    river = lay.river + [PlacedTile(u.box, CLASS_NAMES[int(dets.class_id[u.box])]) for u in loose]
+    river.sort(key=lambda p: -float(centres[p.box] @ towards_owner))
+    rows: list[list[PlacedTile]] = []
+    last = math.inf
+    for p in river:
+        v = float(centres[p.box] @ towards_owner)
+        if last - v > RIVER_ROW_GAP * depth or not rows:
+            rows.append([])
+        rows[-1].append(p)
+        last = v
+    lay.river = [p for row in rows for p in sorted(row, key=lambda p: float(centres[p.box] @ along))]
+    taken = {u.box for u in loose}
+    lay.unassigned = [u for u in lay.unassigned if u.box not in taken]
+    lay.notes.append(f"{len(loose)} tile(s) beyond the hand taken into the river")
 
 
 def _single_tiles(reading: Reading, lay: Layout) -> list[tuple[int, str]]:
