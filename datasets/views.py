@@ -45,6 +45,7 @@ import json
 import math
 import shlex
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,12 +55,14 @@ from tqdm import tqdm
 
 from datasets import styles as styles_mod
 from datasets import synth as S
+from vision.classes import CLASS_NAMES
 
 # A new view goes at the end: a scene's random stream is seeded by its view's index, so earlier sets stay the same.
-VIEWS = ("standing", "melds", "river", "closeup", "turned", "heap", "overhead", "kongs")
+VIEWS = ("standing", "melds", "river", "closeup", "turned", "heap", "overhead", "kongs", "table")
 BENCHMARK_VIEWS = VIEWS[:5]  # the views the benchmark reports and the default of --views
 TRAIN_SHARES = {"standing": 0.35, "melds": 0.2, "river": 0.15, "closeup": 0.2, "turned": 0.1, "heap": 0.1,
-                "overhead": 0.15, "kongs": 0.1}
+                "overhead": 0.15, "kongs": 0.1, "table": 0.05}
+TABLE_SIZE = 1600  # a table scene's side in pixels: its 100-150 tiles are ~50 px wide, as in a 12 MP photo read
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -461,10 +464,13 @@ def add_specular(img: np.ndarray, cam: S.Camera, p: S.Placed, ts: S.TileSet, lig
 
 
 def compose(rng: np.random.Generator, cam: S.Camera, tiles: list[S.TilePose], ts: S.TileSet, light: S.Light,
-            gloss: Gloss) -> tuple[np.ndarray, S.Labels]:
+            gloss: Gloss, sources: list[tuple[int, float]] | None = None) -> tuple[np.ndarray, S.Labels]:
     """Table, shadows, then tiles back to front, each with its highlight before nearer tiles cover it; labels as
-    ``synth.compose`` makes them (same rules for what is shown, dropped, hidden)."""
+    ``synth.compose`` makes them (same rules for what is shown, dropped, hidden). ``sources``, when given, gets
+    per label the index of its tile in ``tiles`` and the turn of its face in the image (degrees clockwise from
+    upright: 90 = the glyph's top points right)."""
     img = render_table(rng, cam)
+    index = {id(t): k for k, t in enumerate(tiles)}
     placed = [p for p in (S.place(cam, t, ts) for t in tiles) if p is not None]
     img = S.draw_shadows(img, cam, placed, ts, light, cam.tile_px(ts.w), rng)
     ts.level = S.texture_level(placed)
@@ -492,6 +498,9 @@ def compose(rng: np.random.Generator, cam: S.Camera, tiles: list[S.TilePose], ts
         face_boxes.append(np.concatenate([np.maximum(rim.min(0), 0.0), np.minimum(rim.max(0), float(cam.size))]))
         classes.append(label)
         views.append((S.share_inside(top, cam.size), top_vis / top_px, S.narrow_width(top)))
+        if sources is not None:
+            up = (top[0] + top[1] - top[2] - top[3]) / 2  # bottom edge to top edge, as the glyph is read
+            sources.append((index[id(p.tile)], math.degrees(math.atan2(up[0], -up[1])) % 360))
     return img, S.Labels(np.array(boxes, np.float32).reshape(-1, 4), np.array(face_boxes, np.float32).reshape(-1, 4),
                          np.array(classes, np.int64), np.array(views, np.float32).reshape(-1, 3))
 
@@ -521,7 +530,10 @@ class ViewScene:
 
 
 def render_view(rng: np.random.Generator, view: str, style_list: list[str], size: int = 640) -> ViewScene:
-    """One scene of ``view`` in a style drawn from ``style_list`` (loaded with :func:`load_styles`)."""
+    """One scene of ``view`` in a style drawn from ``style_list`` (loaded with :func:`load_styles`); a ``table``
+    scene is :func:`render_table_round`'s at ``TABLE_SIZE`` or more."""
+    if view == "table":
+        return render_table_round(rng, style_list, max(size, TABLE_SIZE)).view
     style = pick_style(rng, style_list)
     ts = tileset(rng, style)
     if view == "kongs" and rng.random() < 0.5:
@@ -542,6 +554,268 @@ def render_view(rng: np.random.Generator, view: str, style_list: list[str], size
 
 
 # --------------------------------------------------------------------------------------------------------------
+# The whole table at the end of a round (view ``table``): four seats, rivers, the wall and the flipped tile.
+# --------------------------------------------------------------------------------------------------------------
+
+TABLE_HAND_DIST = (11.5, 12.5)  # the concealed rows' distance from the table centre, in tile widths
+TABLE_RIVER_DIST = (6.8, 7.4)  # the first river row's (the row nearest the owner)
+TABLE_MESSY_YAW = math.radians(15)  # a messy river's tiles turn up to this much
+TABLE_CAMERAS = ("above", "seat")  # a phone held over the middle; from seat 0 at 25-45° from straight down
+
+
+@dataclass
+class TableTruth:
+    """What a table scene shows, for a benchmark: per seat the concealed hand (laid order), the melds (type,
+    tile; tile None for a 闷豆 with every tile face down) and the river in order; the flipped tile; the winner
+    (the seat whose 14 tiles are complete, or None); how it was photographed; and per input tile its seat (None for
+    the wall and the flipped tile), role (hand, meld, river, wall, flipped) and order within its role."""
+
+    seats: list[dict]
+    flipped: str | None
+    winner: int | None
+    camera: str
+    river: str  # neat | messy
+    roles: list[tuple[int | None, str, int]]  # per tile of ViewScene.tiles
+
+
+@dataclass
+class TableScene:
+    """A rendered table: the view (image, labels, tiles), the truth, and per label its tile index and rotation."""
+
+    view: ViewScene
+    truth: TableTruth
+    sources: list[tuple[int, float]]  # per label: index into view.tiles, rotation of the face in the image (deg)
+
+    def to_json(self) -> dict:
+        """The truth and one entry per label (tile, seat, role, order, face box in pixels, rotation in degrees)."""
+        t, scene = self.truth, self.view.scene
+        tiles = []
+        for (k, rot), box, cls in zip(self.sources, scene.face_boxes, scene.classes, strict=True):
+            seat, role, order = t.roles[k]
+            tiles.append({"tile": CLASS_NAMES[int(cls)], "seat": seat, "role": role, "order": order,
+                          "box": [round(float(v), 1) for v in box], "rotation": round(rot, 1)})
+        return {"seats": t.seats, "flipped": t.flipped, "winner": t.winner, "camera": t.camera, "river": t.river,
+                "style": self.view.style, "tiles": tiles}
+
+
+def complete_faces(deck: S.Deck, rng: np.random.Generator, sets: int) -> list[S.Face] | None:
+    """``sets`` sets (pongs or chows) and a pair from the deck, or None when the draws run out (the deck is then
+    as before)."""
+    taken: list[S.Face] = []
+
+    def take(faces: list[S.Face]) -> bool:
+        need = Counter(faces)
+        if any(deck.left.get(f, 0) < k for f, k in need.items()):
+            return False
+        for f, k in need.items():
+            deck.take(f, k)
+        taken.extend(faces)
+        return True
+
+    for _ in range(sets):
+        for _try in range(30):
+            suit, rank = "mps"[int(rng.integers(3))], int(rng.integers(1, 10))
+            chow = rng.random() < 0.6 and rank <= 7
+            if take([f"{rank + j}{suit}" for j in range(3)] if chow else [f"{rank}{suit}"] * 3):
+                break
+        else:
+            break
+    pair = False
+    for _try in range(30):
+        f = f"{int(rng.integers(1, 10))}{'mps'[int(rng.integers(3))]}"
+        if take([f, f]):
+            pair = True
+            break
+    if len(taken) != 3 * sets + 2 or not pair:
+        for f in taken:  # put them back
+            deck.left[f] += 1
+        return None
+    return taken
+
+
+def _table_melds(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, n: int
+                 ) -> tuple[list[S.TilePose], list[dict], list[int]]:
+    """``n`` melds along +x (tiles, their truth, the meld index of each tile): 碰 pong, 杠 kong, 闷豆 concealed
+    kong (three face down and one up, or all four down); an open meld's claimed tile often turned sideways."""
+    tiles: list[S.TilePose] = []
+    truth: list[dict] = []
+    owner: list[int] = []
+    x = 0.0
+    for _ in range(n):
+        kind = str(rng.choice(["pong", "kong", "concealed_kong"], p=[0.6, 0.2, 0.2]))
+        face = deck.draw_same(3 if kind == "pong" else 4)
+        if face is None:
+            break
+        k = 3 if kind == "pong" else 4
+        if kind == "concealed_kong":
+            poses = ["down"] * 4
+            shown = rng.random() < 0.75
+            if shown:
+                poses[int(rng.integers(4))] = "up"
+            row = S.row([(face, p, False) for p in poses], ts, rng, rng.uniform(0.0, 0.04))
+        else:
+            turned = [False] * k
+            if rng.random() < 0.7:
+                turned[int(rng.integers(k))] = True
+            row = S.row([(face, "up", t) for t in turned], ts, rng, rng.uniform(0.0, 0.04))
+            shown = True
+        tiles += shifted(row, x, 0.0)
+        truth.append({"type": kind, "tile": face if shown else None})
+        owner += [len(truth) - 1] * len(row)
+        x = max(t.x for t in tiles) + ts.h / 2 + rng.uniform(0.3, 0.9)
+    return tiles, truth, owner
+
+
+def _river_rows(faces: list[S.Face], ts: S.TileSet, rng: np.random.Generator, messy: bool,
+                placed: list[np.ndarray]) -> list[S.TilePose]:
+    """Discards in rows of six from the owner's left, the first row at y = 0 and the next ones towards the table
+    centre (+y). Messy: gaps, tiles pushed about and turned up to 15°, touching but never overlapping (a turn
+    that would overlap is tried smaller)."""
+    tiles: list[S.TilePose] = []
+    gap = rng.uniform(0.0, 0.06)
+    for i, face in enumerate(faces):
+        r, c = divmod(i, 6)
+        x = c * (ts.w + gap) + ts.w / 2
+        y = r * (ts.h + gap + 0.05) + ts.h / 2
+        for shrink in (1.0, 0.5, 0.0):
+            if messy:
+                t = S.TilePose(face, "up", x + shrink * rng.normal(0, 0.12), y + shrink * rng.normal(0, 0.12),
+                               float(np.clip(rng.normal(0, 0.6 * TABLE_MESSY_YAW), -1, 1) * TABLE_MESSY_YAW * shrink))
+            else:
+                t = S.TilePose(face, "up", x + rng.normal(0, 0.01), y + rng.normal(0, 0.01), rng.normal(0, 0.01))
+            rect = S.tile_corners(t, ts)[:4, :2]
+            if not any(S.polys_overlap(rect, o) for o in placed) or shrink == 0.0:
+                break
+        placed.append(rect)
+        tiles.append(t)
+    return tiles
+
+
+def _to_seat(tiles: list[S.TilePose], seat: int) -> list[S.TilePose]:
+    """Tiles laid out in seat 0's frame (owner at -y) turned to ``seat``: a quarter turn counter-clockwise per
+    seat seen from above, so 1 sits right of seat 0, 2 across, 3 left."""
+    a = seat * math.pi / 2
+    c, s = math.cos(a), math.sin(a)
+    for t in tiles:
+        t.x, t.y, t.yaw = c * t.x - s * t.y, s * t.x + c * t.y, t.yaw + a
+    return tiles
+
+
+def layout_table_round(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, winner: int | None, messy: bool,
+                       camera: str) -> tuple[list[S.TilePose], TableTruth]:
+    """The table at the end of a round (seat 0 at -y): every hand laid face up in front of its owner (upright for
+    the owner, the drawn tile last, sometimes a little apart), the melds to its right, the river between the hand
+    and the centre; the rest of the wall, face down two high, in front of one seat; the flipped tile on the wall,
+    beside it, or none."""
+    tiles: list[S.TilePose] = []
+    roles: list[tuple[int | None, str, int]] = []
+    seats: list[dict] = []
+    hands: list[tuple[list[S.Face], list[S.TilePose], list[dict], list[int]]] = []
+    for seat in range(4):  # the hands first: they are dealt before the discards
+        n_melds = int(rng.choice([0, 1, 2, 3], p=[0.35, 0.35, 0.2, 0.1]))
+        melds, meld_truth, owner = _table_melds(deck, ts, rng, n_melds)
+        faces = complete_faces(deck, rng, 4 - len(meld_truth)) if seat == winner else None
+        if faces is None:
+            faces = [f for f in (deck.draw(0.0) for _ in range(13 - 3 * len(meld_truth))) if f is not None]
+        if seat == winner and faces:
+            win = faces.pop(int(rng.integers(len(faces))))
+            faces = sorted(faces, key=S.suit_sort_key) + [win]
+        else:
+            faces.sort(key=S.suit_sort_key)
+        hands.append((faces, melds, meld_truth, owner))
+    flipped = deck.draw(0.0) if rng.random() < 0.8 else None
+    for seat, (faces, melds, meld_truth, owner) in enumerate(hands):
+        n_river = min(int(rng.integers(5, 15)), sum(deck.left.values()))
+        discards = [f for f in (deck.draw(0.0) for _ in range(n_river)) if f is not None]
+        row = S.row([(f, "up", False) for f in faces], ts, rng, gap=rng.uniform(0.0, 0.04), jitter=0.01)
+        if seat == winner and len(row) > 1 and rng.random() < 0.5:  # the drawn tile set a little apart
+            row[-1].x += rng.uniform(0.2, 0.5)
+        width = max(t.x for t in row) + ts.w / 2
+        if melds:
+            width += rng.uniform(0.4, 1.2)
+            shifted(melds, width, 0.0)
+            width = max(t.x for t in melds) + ts.h / 2
+        dist = rng.uniform(*TABLE_HAND_DIST)
+        x0 = -width / 2 + rng.normal(0, 0.4)
+        local = shifted(row, x0, -dist - ts.h / 2) + shifted(melds, x0, -dist - ts.h / 2)
+        river_y = -rng.uniform(*TABLE_RIVER_DIST) - ts.h / 2
+        rv = shifted(_river_rows(discards, ts, rng, messy, []), -3.5 * ts.w + rng.normal(0, 0.2), river_y)
+        tiles += _to_seat(local + rv, seat)
+        roles += [(seat, "hand", k) for k in range(len(row))]
+        roles += [(seat, "meld", owner[k]) for k in range(len(melds))]
+        roles += [(seat, "river", k) for k in range(len(rv))]
+        seats.append({"seat": seat, "concealed": list(faces), "melds": meld_truth, "river": discards})
+    # The wall: what is left of it, two high, between one seat's hand and its river.
+    stacks = int(rng.integers(3, 9))
+    wall_seat = int(rng.integers(4))
+    wall: list[S.TilePose] = []
+    x0 = rng.uniform(-4.0, 4.0 - stacks)
+    y0 = -rng.uniform(9.3, 9.8)
+    for k in range(stacks):
+        for level in (0, 1):
+            face = deck.draw(0.0) or "1m"  # face down: which tile does not matter when the set is used up
+            wall.append(S.TilePose(face, "down", x0 + k * (ts.w + 0.01), y0 + rng.normal(0, 0.01),
+                                   rng.normal(0, 0.01), z0=level * ts.d))
+    where = str(rng.choice(["on", "beside"]))
+    extra: list[S.TilePose] = []
+    if flipped is not None:
+        if where == "on":  # on top of a stack, turned a little
+            k = int(rng.integers(stacks))
+            extra.append(S.TilePose(flipped, "up", x0 + k * ts.w + rng.normal(0, 0.05), y0 + rng.normal(0, 0.05),
+                                    rng.normal(0, 0.15), z0=2 * ts.d))
+        else:  # just past an end of the wall, or in front of it
+            side = rng.choice([-1.0, 1.0])
+            x = x0 + (stacks - 1) * ts.w + ts.w + rng.uniform(0.2, 0.5) if side > 0 else x0 - ts.w - rng.uniform(0.2, 0.5)
+            extra.append(S.TilePose(flipped, "up", x, y0 + rng.normal(0, 0.1), rng.normal(0, 0.15)))
+    tiles += _to_seat(wall + extra, wall_seat)
+    roles += [(None, "wall", k) for k in range(len(wall))] + [(None, "flipped", 0) for _ in extra]
+    return tiles, TableTruth(seats, flipped, winner, camera, "messy" if messy else "neat", roles)
+
+
+def table_camera(rng: np.random.Generator, camera: str, tiles: list[S.TilePose], ts: S.TileSet, size: int
+                 ) -> S.Camera:
+    """``above``: a phone held over the middle (up to 8° off straight down); ``seat``: from seat 0, 25–45° from
+    straight down. Seat 0 at the bottom of the photo either way; the focal length and the principal point are
+    then fitted so the whole table fills the frame with a margin (as a photo cropped to the table)."""
+    tilt = math.radians(rng.uniform(0, 8) if camera == "above" else rng.uniform(25, 45))
+    pts = np.concatenate([S.tile_corners(t, ts) for t in tiles])
+    centre = np.append((pts[:, :2].min(0) + pts[:, :2].max(0)) / 2 + rng.normal(0, 0.3, 2), 0.0)
+    extent = float(np.ptp(pts[:, :2], 0).max())
+    cam = S.look_at(centre, tilt, -math.pi / 2 + rng.normal(0, 0.04), rng.normal(0, 0.03),
+                    extent * rng.uniform(0.9, 1.3), 1.0, 1.0, size)
+    rays = (pts - cam.C) @ cam.R.T
+    norm = rays[:, :2] / rays[:, 2:3]  # image coordinates at focal length 1, about the principal point
+    lo, hi = norm.min(0), norm.max(0)
+    margin = rng.uniform(0.02, 0.06) * size
+    f = (size - 2 * margin) / float((hi - lo).max())
+    cam.K = np.array([[f, 0, size / 2 - f * (lo[0] + hi[0]) / 2], [0, f, size / 2 - f * (lo[1] + hi[1]) / 2],
+                      [0, 0, 1]])
+    return cam
+
+
+def render_table_round(rng: np.random.Generator, style_list: list[str], size: int = 1600,
+                       camera: str | None = None, messy: bool | None = None, winner: bool | None = None) -> TableScene:
+    """One table scene in a style drawn from ``style_list``; ``camera``, ``messy`` (rivers) and ``winner`` (one seat
+    holds a complete 14) drawn when not given."""
+    style = pick_style(rng, style_list)
+    ts = tileset(rng, style)
+    deck = S.Deck(rng, [])
+    camera = camera or str(rng.choice(TABLE_CAMERAS))
+    messy = bool(rng.random() < 0.5) if messy is None else messy
+    winner = bool(rng.random() < 0.6) if winner is None else winner
+    tiles, truth = layout_table_round(deck, ts, rng, int(rng.integers(4)) if winner else None, messy, camera)
+    cam = table_camera(rng, camera, tiles, ts, size)
+    gloss = Gloss(rng.uniform(0.1, 0.5), rng.uniform(8, 80))
+    sources: list[tuple[int, float]] = []
+    img, labels = compose(rng, cam, tiles, ts, random_light(rng, cam), gloss, sources)
+    img = S.photometric(img, rng)
+    img = S.jpeg(S.sensor_noise(img, rng), rng)  # no blur: a whole-table photo is taken steady
+    scene = S.Scene(img, labels.boxes, labels.face_boxes, labels.classes,
+                    S.difficulty(labels.classes, labels.views, 0.0))
+    return TableScene(ViewScene(scene, "table", style, tiles, ts, cam), truth, sources)
+
+
+# --------------------------------------------------------------------------------------------------------------
 # Dataset files
 # --------------------------------------------------------------------------------------------------------------
 
@@ -552,8 +826,14 @@ def view_rng(seed: int, view: str, index: int) -> np.random.Generator:
 
 def _write_one(job: tuple[Path, int, str, int, int, str, tuple[str, ...]]) -> tuple[str, str, int]:
     out, seed, view, index, size, split, names = job
-    vs = render_view(view_rng(seed, view, index), view, list(names), size)
     name = f"{view}_{index:06d}"
+    if view == "table":  # with its truth: seats, roles and orders, for benchmarks/bench_table_photo.py
+        table = render_table_round(view_rng(seed, view, index), list(names), max(size, TABLE_SIZE))
+        vs, size = table.view, max(size, TABLE_SIZE)
+        (out / "table" / split).mkdir(parents=True, exist_ok=True)
+        (out / "table" / split / f"{name}.json").write_text(json.dumps(table.to_json(), ensure_ascii=False) + "\n")
+    else:
+        vs = render_view(view_rng(seed, view, index), view, list(names), size)
     cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), vs.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     lines = S.yolo_lines(vs.scene.face_boxes, vs.scene.classes, size)
     (out / "labels" / split / f"{name}.txt").write_text("".join(f"{ln}\n" for ln in lines))

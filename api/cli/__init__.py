@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     from api.cli.rules_commands import add_rules
     from api.cli.service_commands import add_live, add_serve
     from api.cli.table_commands import add_chajiao, add_table
+    from api.cli.table_photo_commands import add_read_table
     from api.cli.vision_commands import (
         add_detect,
         add_quantize,
@@ -68,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for add in (add_waits, add_hand, add_settle, add_detect, add_read, add_score, add_train, add_train_classifier,
-                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao, add_calibrate, add_rules):
+                add_train_back_check, add_quantize, add_serve, add_live, add_table, add_chajiao, add_calibrate, add_rules,
+                add_read_table):
         add(sub)
     return parser
 

@@ -31,6 +31,7 @@ from api.service.quotas import QuotaMiddleware
 from api.service.routes_calibrate import router as calibrate_router
 from api.service.routes_scoring import router as scoring_router
 from api.service.routes_table_calibration import router as table_calibration_router
+from api.service.routes_table_photo import router as table_photo_router
 from api.service.routes_tables import router as tables_router
 from api.service.routes_views import router as views_router
 from api.service.routes_vision import router as vision_router
@@ -98,6 +99,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     app.state.readiness_checks = dict(DEFAULT_CHECKS)  # other parts add theirs (e.g. "database")
     app.include_router(health_router)
     app.include_router(vision_router)
+    app.include_router(table_photo_router)
     app.include_router(calibrate_router)
     app.include_router(scoring_router)
     app.state.tables = LazyStore(settings.database_url)

@@ -143,6 +143,14 @@ def test_read(service, capsys, tmp_path):
     assert answer["hand"]["concealed_tiles"] == WIN_ROW
 
 
+def test_read_table(service, capsys, tmp_path):
+    client, _ = service
+    path = photo_file(tmp_path)
+    answer = cli_json(capsys, "read-table", str(path), "--json")
+    assert answer == body(client.post("/v1/read-table", files=upload(path)))
+    assert [d["tile"] for d in answer["detections"]] == WIN_ROW and len(answer["seats"]) == 4
+
+
 @pytest.mark.parametrize(("argv", "form"), [
     ([], {}),
     (["--win", "1p", "--self-drawn", "--flipped", "9s", "--rules", "liupanshui"],

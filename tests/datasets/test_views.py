@@ -310,3 +310,49 @@ def test_build_writes_a_benchmark_set(views: ModuleType, tmp_path: Path) -> None
             assert 0 <= int(r[0]) < NUM_CLASSES
             cx, cy, w, h = map(float, r[1:])
             assert min(cx - w / 2, cy - h / 2) >= -1e-6 and max(cx + w / 2, cy + h / 2) <= 1 + 1e-6
+
+
+def test_table_scenes_are_rounds_a_table_could_show(views: ModuleType) -> None:
+    """View ``table``: four seats of 13 tiles (counting melds as 3), one seat of 14 in a complete shape when there is
+    a winner, at most 4 copies of a kind on the table, rivers in rows of six; every label names a tile of the truth
+    with its seat and role, and a seat's labels lie along its side of the photo (seat 0 at the bottom, 1 right,
+    2 top, 3 left). Not a default (benchmark) view."""
+    from scoring.shapes import is_seven_pairs, is_standard
+    from scoring.tiles import TILES
+
+    assert "table" in views.VIEWS and "table" not in views.BENCHMARK_VIEWS
+    names = some_styles(views)
+    for i, (camera, winner) in enumerate([("above", True), ("seat", False)]):
+        scene = views.render_table_round(views.view_rng(1, "table", i), names, 1200, camera, bool(i), winner)
+        truth = scene.to_json()
+        assert (truth["winner"] is not None) == winner and truth["camera"] == camera
+        copies = {t: 0 for t in TILES}
+        for seat in truth["seats"]:
+            count = len(seat["concealed"]) + 3 * len(seat["melds"])
+            assert count == (14 if seat["seat"] == truth["winner"] else 13)
+            for t in seat["concealed"] + seat["river"]:
+                copies[t] += 1
+            for m in seat["melds"]:
+                if m["tile"] is not None:  # a 闷豆 all face down: its tile is not told
+                    copies[m["tile"]] += 3 if m["type"] == "pong" else 4
+            if seat["seat"] == truth["winner"]:
+                counts = [seat["concealed"].count(t) for t in TILES]
+                assert is_standard(counts) or is_seven_pairs(counts)
+        if truth["flipped"]:
+            copies[truth["flipped"]] += 1
+        assert max(v for k, v in copies.items() if k in TILES) <= 4
+        labels = truth["tiles"]
+        assert {t["role"] for t in labels} <= {"hand", "meld", "river", "wall", "flipped"}
+        centre = np.mean([[(t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2] for t in labels], 0)
+        for t in labels:
+            if t["seat"] is None:
+                continue
+            seat = truth["seats"][t["seat"]]
+            if t["role"] == "hand":
+                assert t["tile"] == seat["concealed"][t["order"]]
+                x, y = (t["box"][0] + t["box"][2]) / 2 - centre[0], (t["box"][1] + t["box"][3]) / 2 - centre[1]
+                side = (0 if y > 0 else 2) if abs(y) > abs(x) else (1 if x > 0 else 3)
+                assert side == t["seat"]
+            elif t["role"] == "river":
+                assert t["tile"] == seat["river"][t["order"]]
+        assert any(t["role"] == "wall" and t["tile"] == "back" for t in labels)

@@ -11,13 +11,15 @@ size, estimated from the boxes themselves. By sub-concept, each a module of smal
 3. ``roles``: the hand block (concealed + melds, settled by the count rule), the river, the 翻鸡 indicator, the
    rest unassigned with a reason; the orientation (river, the faces' evidence, perspective).
 4. ``build``: the :class:`Layout`, in reading order, with a confidence per part.
+5. ``table``: a whole table, each box given its seat, each seat laid out in its own frame (``layout_table``).
 
 ``scene.Scene`` is the one value the stages after the frame share. ``layout(dets)`` is the entry point;
 ``arrange`` + ``build`` the same in two steps (orientation last), for a caller that looks at the faces in between.
 """
 
 from vision.layout.build import Arrangement, arrange, build, layout
+from vision.layout.table import layout_table
 from vision.layout.values import LEGAL_COUNTS, Layout, MeldGroup, PlacedTile, Unassigned
 
 __all__ = ["LEGAL_COUNTS", "Arrangement", "Layout", "MeldGroup", "PlacedTile", "Unassigned", "arrange", "build",
-           "layout"]
+           "layout", "layout_table"]

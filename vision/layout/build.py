@@ -41,6 +41,7 @@ class Arrangement:
     scene: Scene | None
     parts: Parts | None
     unassigned: list[Unassigned]
+    fixed: bool = False  # the row direction was given, pointing left to right for the player: not oriented again
 
     @cached_property
     def unfaced(self) -> Layout:
@@ -60,26 +61,27 @@ class Arrangement:
         return self.unfaced.angle
 
 
-def arrange(dets: Detections) -> Arrangement:
-    """Every stage but the orientation: screen the boxes, find the row frame, group, give roles."""
-    kept, unassigned = screen(dets, np.arange(len(dets)))
+def arrange(dets: Detections, subset: np.ndarray | None = None, angle: float | None = None) -> Arrangement:
+    """Every stage but the orientation: screen the boxes (``subset`` of them), find the row frame (``angle``:
+    the row direction given, radians, left to right for the player, as a table's seat has it), group, give roles."""
+    kept, unassigned = screen(dets, np.arange(len(dets)) if subset is None else np.asarray(subset, dtype=int))
     if len(kept) == 0:
-        return Arrangement(None, None, unassigned)
+        return Arrangement(None, None, unassigned, fixed=angle is not None)
     xyxy = dets.xyxy[kept].astype(np.float64)
-    geo, chains = row_frame(xyxy)
+    geo, chains = row_frame(xyxy, angle)
     pieces = tile_pieces(geo, xyxy, dets.confidence[kept])
     if pieces:
         unassigned += [Unassigned(int(kept[w]), f"a piece of the tile of box {int(kept[k])} (one tile boxed "
                                                 "in two parts)") for w, k in pieces]
         kept = np.delete(kept, [w for w, _ in pieces])
-        geo, chains = row_frame(dets.xyxy[kept].astype(np.float64))
+        geo, chains = row_frame(dets.xyxy[kept].astype(np.float64), angle)
     shown = shown_classes(dets, kept)
     top3, prob = dets.top3_class[kept], dets.top3_prob[kept]
     groups = split_meld_ends(geo, chains, shown, top3, prob)
     rows = find_rows(geo, groups)
     groups, rows = join_meld_pieces(geo, groups, rows, shown, top3, prob)
     scene = Scene(dets, kept, geo, groups, rows, find_blocks(geo, groups, rows), shown)
-    return Arrangement(scene, assign(scene), unassigned)
+    return Arrangement(scene, assign(scene), unassigned, fixed=angle is not None)
 
 
 def build(arranged: Arrangement, facing: np.ndarray | None = None) -> Layout:
@@ -93,7 +95,8 @@ def build(arranged: Arrangement, facing: np.ndarray | None = None) -> Layout:
     scene.geo = copy.copy(scene.geo)
     scene.geo.cache = {}  # orienting may turn the frame: its pairwise matrices are its own
     parts = copy.deepcopy(arranged.parts)
-    orient(scene, parts, None if facing is None else facing[scene.kept])
+    if not arranged.fixed:
+        orient(scene, parts, None if facing is None else facing[scene.kept])
     return _build(scene, parts, out)
 
 

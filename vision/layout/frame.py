@@ -83,7 +83,7 @@ def screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unass
     return idx[keep], unassigned
 
 
-def _neighbour_links(xyxy: np.ndarray) -> np.ndarray:
+def neighbour_links(xyxy: np.ndarray) -> np.ndarray:
     """Vectors between close box centres: pairs nearer than 1.6 × the nearer of the two nearest-neighbour
     distances (row neighbours and, in a block, the tiles of the next row; not the tile after next)."""
     c = (xyxy[:, :2] + xyxy[:, 2:]) / 2
@@ -95,7 +95,7 @@ def _neighbour_links(xyxy: np.ndarray) -> np.ndarray:
     return c[j[close]] - c[i[close]]
 
 
-def _dominant_angle(vectors: np.ndarray, fold: int) -> float | None:
+def dominant_angle(vectors: np.ndarray, fold: int) -> float | None:
     """Dominant direction of ``vectors`` modulo 360°/fold (fold 2: lines; fold 4: a grid's axes), in radians.
 
     Histogram of the folded angles smoothed over ±15° (a bent row spreads its links over that much, a tight
@@ -120,16 +120,19 @@ def _row_angle(xyxy: np.ndarray) -> float:
 
     Rows are longer than a block is deep (13 tiles in a hand, six in a river row), so row neighbours
     outnumber neighbours across rows even where perspective brings rows closer than tiles."""
-    angle = _dominant_angle(_neighbour_links(xyxy), 2) if len(xyxy) > 1 else None
+    angle = dominant_angle(neighbour_links(xyxy), 2) if len(xyxy) > 1 else None
     if angle is None:
         return 0.0
     return angle + math.pi if angle <= -math.pi / 2 else angle
 
 
-def row_frame(xyxy: np.ndarray) -> tuple[Geometry, list[list[int]]]:
+def row_frame(xyxy: np.ndarray, angle: float | None = None) -> tuple[Geometry, list[list[int]]]:
     """Row frame and groups: of the dominant neighbour direction and the one across it, the direction along
     which more tiles chain up (rows are longer than a block is deep; a bent or sheared river grid can put more
-    neighbour links across its rows than along them)."""
+    neighbour links across its rows than along them). ``angle``: the row direction given (a seat of a table)."""
+    if angle is not None:
+        geo = geometry(xyxy, angle)
+        return geo, tile_chains(geo)
     theta = _row_angle(xyxy)
     best: tuple[int, Geometry, list[list[int]]] | None = None
     for candidate in (theta, theta - math.pi / 2 if theta > 0 else theta + math.pi / 2):

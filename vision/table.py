@@ -1,0 +1,289 @@
+"""The whole table in one photo: four seats' hands, melds and rivers, the wall (牌墙) and the flipped tile (翻鸡).
+
+Stages, each over plain arrays, box geometry first and the classes only where a role needs them:
+
+1. ``find_wall``: the face-down wall: chains of backs side by side, longer than any 闷豆 (concealed kong, four
+   tiles) can be.
+2. ``find_flipped``: the flipped tile: the face-up tile nearest the wall, on it or beside it (none without a wall,
+   as after 黄牌, or when the round was won on the last tile).
+3. ``table_layout``: the other boxes go to the seat whose side of the table they lie along
+   (``vision.layout.layout_table``: each tile's position and the direction of the rows it lies in; whole rows kept
+   together), and each seat's tiles are laid out in that seat's own frame by the one-hand layout (concealed row,
+   melds, river rows from the owner's left, the row nearest the owner first).
+4. ``read_table_tiles``: each seat read by ``vision.reading.read`` (at most 4 copies per seat, melds alike, a
+   14-tile hand complete), then the whole-table constraint: at most 4 copies of each of the 27 kinds on the whole
+   table. Where a kind is read more often, the cheapest single tiles of it to change (the detector's next class
+   whose count stays legal) are changed and listed as doubtful; a kind that cannot be settled makes the photo
+   impossible (``too_many_copies``, with the boxes).
+
+Seats: 0 = the side nearest the bottom of the photo, then in the order of play, 1 right, 2 top, 3 left.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
+from vision.detections import Detections
+from vision.layout import Layout, PlacedTile, layout_table
+from vision.reading import Doubt, Reading, Retake, read
+
+WALL_MIN = 5  # backs side by side in one chain from this many are the wall (a 闷豆 has four at most)
+WALL_SHORT = 3  # three or four backs are the wall when they lie on no row of face-up tiles (a 闷豆 does)
+WALL_ROW_REACH = 3.5  # face-up tiles within this many tile widths past the backs' end continue their row
+WALL_LINK = 1.3  # two backs whose centres lie under this many of their extents apart are neighbours in a row
+FLIPPED_REACH = 1.8  # the flipped tile lies within this many tile widths of a wall tile (on it or beside it)
+ALONE = 1.3  # ...with no face-up tile nearer than this many of its widths (tiles of a row touch: about 1.05)
+COPIES = 4  # every kind exists four times in the 108-tile set
+MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
+RIVER_BEYOND = 1.5  # a seat's tiles left over this many tile depths beyond its hand, towards the centre: its river
+RIVER_ROW_GAP = 0.6  # river tiles whose distances from the owner differ by more than this many depths: two rows
+SECOND_BOXES = ("overlaps box", "a piece of the tile", "invalid box")  # unassigned boxes that are no tile of their own
+
+
+@dataclass
+class TableLayout:
+    """Where every box of a table photo lies.
+
+    seats: the four seats' layouts, over ``seat_dets`` (the boxes that are neither wall nor flipped tile);
+    seat_boxes maps an index of ``seat_dets`` to the photo's detections. wall: the wall's boxes; flipped: the
+    flipped tile's box or None (indices of the photo's detections).
+    """
+
+    seats: list[Layout]
+    seat_dets: Detections
+    seat_boxes: np.ndarray
+    wall: list[int] = field(default_factory=list)
+    flipped: int | None = None
+
+
+@dataclass
+class TableTiles:
+    """The tiles of a table photo as read: per seat a :class:`Reading` (box indices of ``TableLayout.seat_dets``),
+    the flipped tile, the whole table's changes, doubts (box indices of the photo's detections) and retakes."""
+
+    readings: list[Reading]
+    flipped: str | None
+    changed: dict[int, str] = field(default_factory=dict)  # photo box → tile the whole-table constraint chose
+    doubtful: list[Doubt] = field(default_factory=list)
+    retake: list[Retake] = field(default_factory=list)
+
+
+def _short_sides(xyxy: np.ndarray) -> np.ndarray:
+    return np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).astype(np.float64)
+
+
+def _extents(xyxy: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Each box's extent along a unit ``direction`` (one, or one per box): a tile's width along its row, its depth
+    across it, foreshortened as the photo shows them."""
+    size = (xyxy[..., 2:] - xyxy[..., :2]).astype(np.float64)
+    return np.abs(direction[..., 0]) * size[..., 0] + np.abs(direction[..., 1]) * size[..., 1]
+
+
+def _linked_groups(xyxy: np.ndarray) -> list[list[int]]:
+    """Boxes side by side: linked when their centres lie under ``WALL_LINK`` of their extents (along the line
+    joining them) apart; groups of linked boxes (union-find)."""
+    n = len(xyxy)
+    centres = (xyxy[:, :2] + xyxy[:, 2:]).astype(np.float64) / 2
+    diff = centres[None, :, :] - centres[:, None, :]
+    dist = np.hypot(diff[..., 0], diff[..., 1])
+    unit = diff / np.maximum(dist, 1e-9)[..., None]
+    boxes = np.broadcast_to(xyxy[:, None, :], (n, n, 4))
+    reach = WALL_LINK * (_extents(boxes, unit) + _extents(boxes.transpose(1, 0, 2), unit)) / 2
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for i, j in zip(*np.nonzero(np.triu(dist < reach, 1)), strict=True):
+        parent[find(int(i))] = find(int(j))
+    groups: dict[int, list[int]] = {}
+    for k in range(n):
+        groups.setdefault(find(k), []).append(k)
+    return list(groups.values())
+
+
+def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
+    """Two or more face-up tiles continue the line of ``members`` (backs) at one of its ends: the backs are a
+    meld on its owner's row, not the wall (the flipped tile alone may lie at the wall's end)."""
+    centres = dets.centers[members].astype(np.float64)
+    mid = centres.mean(0)
+    axis = np.linalg.svd(centres - mid)[2][0]
+    across = np.array([-axis[1], axis[0]])
+    width = float(np.median(_extents(dets.xyxy[members], axis)))  # along the row, as the photo shows it
+    depth = float(np.median(_extents(dets.xyxy[members], across)))
+    along = (centres - mid) @ axis
+    faces = np.flatnonzero(dets.class_id != BACK)
+    rel = dets.centers[faces].astype(np.float64) - mid
+    t, off = rel @ axis, np.abs(rel @ across)
+    on_line = off < 0.6 * depth
+    for past in (t - along.max(), along.min() - t):
+        if (on_line & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2:
+            return True
+    return False
+
+
+def find_wall(dets: Detections) -> list[int]:
+    """The wall's boxes: backs side by side, at least ``WALL_MIN`` of them, or ``WALL_SHORT`` (as a 闷豆 shows) when
+    no row of face-up tiles continues their line (a 闷豆 lies on its owner's row, beside the hand or other
+    melds)."""
+    backs = np.flatnonzero(dets.class_id == BACK)
+    if len(backs) < WALL_SHORT:
+        return []
+    wall: list[int] = []
+    for group in _linked_groups(dets.xyxy[backs]):
+        members = backs[group]
+        if len(members) >= WALL_MIN or (len(members) >= WALL_SHORT and not _continued_by_faces(dets, members)):
+            wall += [int(b) for b in members]
+    return sorted(wall)
+
+
+def find_flipped(dets: Detections, wall: list[int]) -> int | None:
+    """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile widths of a wall tile and lying alone (no
+    face-up tile touching it: the end of a hand or a river row is not it); None without a wall."""
+    if not wall:
+        return None
+    faces = np.flatnonzero(dets.class_id != BACK)
+    if not len(faces):
+        return None
+    centres = dets.centers.astype(np.float64)
+    to_wall = np.hypot(*(centres[faces][:, None, :] - centres[wall][None, :, :]).transpose(2, 0, 1)).min(1)
+    between = np.hypot(*(centres[faces][:, None, :] - centres[faces][None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(between, np.inf)
+    sides = _short_sides(dets.xyxy[faces])
+    local = float(np.median(_short_sides(dets.xyxy[wall])))  # the wall's own tile size (perspective)
+    for k in np.argsort(to_wall):
+        if to_wall[k] > FLIPPED_REACH * local:
+            break
+        if between[k].min() > ALONE * sides[k]:
+            return int(faces[k])
+    return None
+
+
+def table_layout(dets: Detections) -> TableLayout:
+    """Wall, flipped tile, then the four seats (``vision.layout.layout_table`` on the other boxes)."""
+    wall = find_wall(dets)
+    flipped = find_flipped(dets, wall)
+    taken = set(wall) | ({flipped} if flipped is not None else set())
+    rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
+    seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
+    seat_dets.image_size = dets.image_size
+    seats = layout_table(seat_dets)
+    for lay in seats:
+        _gather_river(seat_dets, lay)
+    return TableLayout(seats, seat_dets, rest, wall, flipped)
+
+
+def _gather_river(dets: Detections, lay: Layout) -> None:
+    """Tiles the one-hand layout left over that lie beyond the seat's hand, towards the table centre, are its
+    discards (a river the one-hand layout took for tiles beside the hand): the river is laid out again with them,
+    in rows by the distance from the owner (nearest first), each row from the owner's left."""
+    if not lay.concealed:
+        return
+    a = math.radians(lay.angle)
+    along, towards_owner = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    centres = dets.centers.astype(np.float64)
+    depth = lay.tile_size[1]
+    hand_v = float(np.median(centres[[p.box for p in lay.concealed]] @ towards_owner))
+    loose = [u for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES)
+             and centres[u.box] @ towards_owner < hand_v - RIVER_BEYOND * depth]
+    if not loose or depth <= 0:
+        return
+    river = lay.river + [PlacedTile(u.box, CLASS_NAMES[int(dets.class_id[u.box])]) for u in loose]
+    river.sort(key=lambda p: -float(centres[p.box] @ towards_owner))
+    rows: list[list[PlacedTile]] = []
+    last = math.inf
+    for p in river:
+        v = float(centres[p.box] @ towards_owner)
+        if last - v > RIVER_ROW_GAP * depth or not rows:
+            rows.append([])
+        rows[-1].append(p)
+        last = v
+    lay.river = [p for row in rows for p in sorted(row, key=lambda p: float(centres[p.box] @ along))]
+    taken = {u.box for u in loose}
+    lay.unassigned = [u for u in lay.unassigned if u.box not in taken]
+    lay.notes.append(f"{len(loose)} tile(s) beyond the hand taken into the river")
+
+
+def _single_tiles(reading: Reading, lay: Layout) -> list[tuple[int, str]]:
+    """(seat box, tile read) of the tiles read one box at a time: the concealed row, the river, a lone tile."""
+    out = [(p.box, t) for p, t in zip(lay.concealed, reading.concealed_tiles, strict=False)]
+    out += [(p.box, t) for p, t in zip(lay.river, reading.river, strict=False)]
+    if lay.indicator is not None and reading.indicator is not None:
+        out.append((lay.indicator.box, reading.indicator))
+    return out
+
+
+def _meld_copies(reading: Reading) -> Counter[str]:
+    """Copies each meld holds: a 碰 (pong) three, a 杠 (kong, open or concealed) four."""
+    counts: Counter[str] = Counter()
+    for m in reading.melds:
+        if m.tile in SUITED_TILES:
+            counts[m.tile] += 3 if m.type == "pong" else 4
+    return counts
+
+
+def _alternatives(dets: Detections, box: int) -> list[tuple[str, float]]:
+    """The box's suited classes, most probable first, with their probabilities."""
+    if dets.probs is not None:
+        order = np.argsort(-dets.probs[box])
+        return [(CLASS_NAMES[c], float(dets.probs[box, c])) for c in order if CLASS_NAMES[c] in SUITED_TILES][:3]
+    return [(CLASS_NAMES[c], float(p)) for c, p in zip(dets.top3_class[box], dets.top3_prob[box], strict=True)
+            if c >= 0 and CLASS_NAMES[c] in SUITED_TILES]
+
+
+def read_table_tiles(dets: Detections, table: TableLayout, image: np.ndarray | None = None) -> TableTiles:
+    """Each seat read with the rules (``vision.reading.read``), then at most 4 copies of a kind on the table."""
+    sub = table.seat_dets
+    readings = [read(sub, lay, image) for lay in table.seats]
+    flipped = None
+    if table.flipped is not None:
+        name = CLASS_NAMES[int(dets.class_id[table.flipped])]
+        flipped = name if name in SUITED_TILES else None
+    out = TableTiles(readings, flipped)
+    # Every tile read, as (photo box or None for a meld, tile); melds count 3 or 4 copies and are not changed here.
+    singles = [(int(table.seat_boxes[b]), t) for r, lay in zip(readings, table.seats, strict=True)
+               for b, t in _single_tiles(r, lay)]
+    if table.flipped is not None and flipped is not None:
+        singles.append((table.flipped, flipped))
+    counts = Counter(t for _, t in singles if t in SUITED_TILES)
+    for r in readings:
+        counts += _meld_copies(r)
+    reading_of = dict(singles)
+    for kind in sorted(k for k, c in counts.items() if c > COPIES):
+        # The cheapest changes first: a box whose next suited class is nearly as likely as this kind.
+        options = []
+        for box, tile in singles:
+            if tile != kind:
+                continue
+            alts = _alternatives(dets, box)
+            p_kind = next((p for t, p in alts if t == kind), max(float(dets.confidence[box]), 1e-6))
+            for alt, p in alts:
+                if alt != kind and p > 0:
+                    options.append((math.log(max(p_kind, 1e-6) / p), box, alt, p))
+        for cost, box, alt, p in sorted(options):
+            if counts[kind] <= COPIES:
+                break
+            if reading_of[box] != kind or counts[alt] >= COPIES or cost > MAX_SETTLE_COST:
+                continue
+            reading_of[box] = alt
+            counts[kind] -= 1
+            counts[alt] += 1
+            out.changed[box] = alt
+            out.doubtful.append(Doubt((box,), alt, tuple((t, q) for t, q in _alternatives(dets, box)),
+                                      f"{kind} was read {COPIES + 1}+ times on the table: this tile was the "
+                                      f"likeliest other reading ({alt}, p={p:.2f})"))
+        if counts[kind] > COPIES:
+            boxes = tuple(b for b, _ in singles if reading_of[b] == kind)
+            out.retake.append(Retake("too_many_copies", f"{counts[kind]} copies of {kind} read on the table, and "
+                                                        f"a set has 4: check these tiles or retake the photo", boxes))
+    if table.flipped is not None and table.flipped in out.changed:
+        out.flipped = out.changed[table.flipped]
+    return out
