@@ -664,7 +664,7 @@ function renderRound(st) {
   $("r-flags").hidden = v === "draw";
   $("r-kong-draw").closest("label").hidden = v !== "self";
   for (const id of ["r-hot", "r-robbed"]) $(id).closest("label").hidden = v === "self";
-  // No 鸡 at a draw (RULES.md §6.4): the first 1s does not matter then.
+  // No 鸡 at a draw (docs/rules.md#chicken-payments): the first 1s does not matter then.
   $("r-first1s").closest(".grid2").hidden = v === "draw";
   $("r-first1s-hint").hidden = v === "draw";
   $("r-draw-hint").hidden = v !== "draw";

@@ -13,17 +13,12 @@ from tests.api.web_support import (
     WEB_MARKS,
     Problems,
     ServerThread,
-    launch_browser,
     screenshot,
     sync_api,
 )
 
 pytestmark = WEB_MARKS
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
 
 
 @pytest.fixture(scope="module")

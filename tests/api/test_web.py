@@ -8,8 +8,6 @@ that names a folder).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from api.service.app import create_app
@@ -19,17 +17,12 @@ from tests.api.web_support import (
     PHONE,
     WEB_MARKS,
     ServerThread,
-    launch_browser,
     screenshot,
     sync_api,
 )
 
 pytestmark = WEB_MARKS
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
 
 
 def test_upload_correct_a_tile_and_the_score_changes(browser, tmp_path):

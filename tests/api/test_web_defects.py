@@ -19,7 +19,6 @@ from tests.api.web_support import (
     WEB_MARKS,
     Problems,
     ServerThread,
-    launch_browser,
     screenshot,
     sync_api,
 )
@@ -27,10 +26,6 @@ from tests.api.web_support import (
 pytestmark = WEB_MARKS
 expect = sync_api.expect
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
 
 
 @pytest.fixture(scope="module")

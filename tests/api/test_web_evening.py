@@ -18,7 +18,6 @@ from tests.api.web_support import (
     WEB_MARKS,
     Problems,
     ServerThread,
-    launch_browser,
     screenshot,
     sync_api,
 )
@@ -32,10 +31,6 @@ WINNER = "123m456p789s1155p"
 OTHERS = ["456m789m234s567s9p", "555m666m777m8m9m44s", "123s456s77p88p99p3p"]
 NAMES = ["安娜", "Bo", "Cy", "小迪"]
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
 
 
 @pytest.fixture

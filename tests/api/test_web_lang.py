@@ -12,18 +12,13 @@ English meaning is how the English page names it). The server's own words (its e
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from api.service.app import create_app
 from tests.api.web_support import (
     DESKTOP,
     PHONE,
     WEB_MARKS,
     Problems,
-    ServerThread,
-    launch_browser,
     screenshot,
     sync_api,
     table_link,
@@ -57,19 +52,6 @@ UNTRANSLATED = """([names, en]) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory) -> Iterator[tuple[object, str]]:
-    db = tmp_path_factory.mktemp("db") / "tables.db"
-    app = create_app(model_path="/nonexistent/model.onnx", database=f"sqlite:///{db}")
-    with ServerThread(app) as server:
-        yield app, server.url
-    assert app.state.internal_errors == 0
-    app.state.tables.close()
 
 
 def untranslated(page, en: bool) -> list[dict]:

@@ -17,14 +17,11 @@ import cv2
 import numpy as np
 import pytest
 
-from api.service.app import create_app
 from tests.api.support import SAMPLES, WIN_ROW, ScriptedDetector
 from tests.api.web_support import (
     PHONE,
     WEB_MARKS,
     Problems,
-    ServerThread,
-    launch_browser,
     screenshot,
     sync_api,
     table_link,
@@ -36,22 +33,9 @@ expect = sync_api.expect
 WINNER = "123m456p789s1155p"  # wins on 5p
 OTHERS = ["456m789m234s567s9p", "555m666m777m8m9m44s", "123s456s77p88p99p3p"]
 NAMES = ["安娜", "Bo", "Cy", "小迪"]
-E10_READY = {0: "12345678922p56p", 2: "234m567s888p33m67m"}  # RULES.md E10: seats 0 and 2 叫牌 at a 黄牌
+E10_READY = {0: "12345678922p56p", 2: "234m567s888p33m67m"}  # docs/rules.md#examples E10: seats 0 and 2 叫牌 at a 黄牌
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory) -> Iterator[tuple[object, str]]:
-    db = tmp_path_factory.mktemp("db") / "tables.db"
-    app = create_app(model_path="/nonexistent/model.onnx", database=f"sqlite:///{db}")
-    with ServerThread(app) as server:
-        yield app, server.url
-    assert app.state.internal_errors == 0
-    app.state.tables.close()
 
 
 @pytest.fixture

@@ -16,13 +16,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from api.service.app import create_app
 from tests.api.web_support import (
     PHONE,
     WEB_MARKS,
     Problems,
-    ServerThread,
-    launch_browser,
     screenshot,
     sync_api,
     table_link,
@@ -57,19 +54,6 @@ RULES = {
 }
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory) -> Iterator[tuple[object, str]]:
-    db = tmp_path_factory.mktemp("db") / "tables.db"
-    app = create_app(model_path="/nonexistent/model.onnx", database=f"sqlite:///{db}")
-    with ServerThread(app) as server:
-        yield app, server.url
-    assert app.state.internal_errors == 0
-    app.state.tables.close()
 
 
 @pytest.fixture

@@ -22,7 +22,6 @@ from tests.api.web_support import (
     Problems,
     ServerThread,
     edit_headers,
-    launch_browser,
     screenshot,
     sync_api,
 )
@@ -37,10 +36,6 @@ SUITS = "123s456s77p88p99p3p"
 READY_ROW = WIN_ROW[:13]  # 123m 456p 789s 11p 55p: waits on 1p and 5p (叫牌)
 NOT_READY_ROW = ["1m", "3m", "5m", "7m", "9m", "2p", "4p", "6p", "8p", "2s", "4s", "6s", "8s"]
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ from tests.api.web_support import (
     Problems,
     ServerThread,
     edit_headers,
-    launch_browser,
     screenshot,
     sync_api,
 )
@@ -36,10 +35,6 @@ pytestmark = [*WEB_MARKS,
               pytest.mark.skipif(model_path() is None or not DEFAULT_CLASSIFIER.is_file(),
                                  reason="needs the shipped detector and crop classifier")]
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
 
 
 @pytest.fixture

@@ -21,7 +21,6 @@ from tests.api.web_support import (
     WEB_MARKS,
     Problems,
     ServerThread,
-    launch_browser,
     screenshot,
     sync_api,
     table_link,
@@ -35,10 +34,6 @@ expect = sync_api.expect
 E10_READY = {0: "12345678922p56p", 2: "234m567s888p33m67m"}
 HOUSE = {"dihu": 23, "genzhuang": 4, "wuguji": True, "wuguji_chongfeng": True}
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    yield from launch_browser()
 
 
 @pytest.fixture

@@ -47,7 +47,7 @@ def test_a_won_hand_counts_the_copies_left_of_its_waits():
     # 789m 234p 123s 456s + 55p: before the win it waited on 2p or 5p (the pair 55p with 234p, or 2345p's ends)
     analysis = analyze(HandRequest(concealed="789m2345p123456s", win_tile="5p", self_drawn=True))
     assert analysis.status == "win" and analysis.hand_type is not None and analysis.hand_type.key == "pinghu"
-    assert analysis.win_value == 2  # 平胡 1 fan, +1 for 自摸 (RULES.md §4)
+    assert analysis.win_value == 2  # 平胡 1 fan, +1 for 自摸 (docs/rules.md#win-value)
     # 2p: one in the hand, so 3 unseen; 5p: one in the hand and the winning tile, so 2 unseen
     assert [(w.tile, w.copies_left) for w in analysis.waits] == [("2p", 3), ("5p", 2)]
     assert analysis.chickens is not None and [(c.tile, c.count) for c in analysis.chickens.tiles] == [("1s", 1)]
@@ -78,7 +78,7 @@ def test_the_draw_check_makes_the_unready_pay_the_ready_their_best_fan():
     ]))
     ready, unready = answer.players[0], answer.players[1]
     assert ready.ting and not unready.ting and ready.best_fan > 0
-    # RULES.md §8.7: each non-叫牌 seat pays each 叫牌 seat its best type fan; seats not given take no part
+    # docs/rules.md#chajiao: each non-叫牌 seat pays each 叫牌 seat its best type fan; seats not given take no part
     assert [(t.from_, t.to, t.fan) for t in answer.ledger] == [(1, 0, ready.best_fan)]
     assert (ready.total, unready.total) == (ready.best_fan, -ready.best_fan)
     assert [p.given for p in answer.players] == [True, True, False, False] and answer.next_dealer is None

@@ -1,7 +1,7 @@
 """Quick rounds: a seat that did not win told instead of shown (``{"ready": true, "holds": …}`` or
 ``{"not_ready": true, …}`` with its melds and river) settles exactly as its full hand would (scoring.table).
 
-The property: for every win of the rules test cases — the worked examples of RULES.md §11 (settle_tables.py,
+The property: for every win of the rules test cases — the worked examples of docs/rules.md#examples (settle_tables.py,
 test_settle_examples.py), the tables built in test_settle_rules.py, each under every preset and under each
 rule switch of test_settle_rules.py / test_house_rules.py, and with other flipped tiles — each non-winner's
 full hand replaced by its summary (ready = the full settlement found it 叫牌; holds = the tiles of its hand
@@ -125,7 +125,7 @@ def test_a_summary_of_each_non_winner_settles_as_the_full_hands(name):
 
 
 def test_e1_told_and_what_the_explanation_says():
-    # RULES.md E1: P1 self-draws 5p; P0 is 叫牌 (56m… waits 4m7m), P2 and P3 are not. Told: P0 ready holding the
+    # docs/rules.md#examples E1: P1 self-draws 5p; P0 is 叫牌 (56m… waits 4m7m), P2 and P3 are not. Told: P0 ready holding the
     # 翻鸡 5m (F = 4m), P2 not ready with the 冲锋鸡 1s in his river, P3 not ready holding 1s (worth nothing: he is
     # not 叫牌, and a 1s in hand is no 包鸡).
     state = example("E1")
@@ -176,6 +176,6 @@ def test_a_not_ready_seat_with_a_kong_pays_no_kong_and_its_river_chickens_are_ba
     state = example("E3")
     state["players"][3] = {"not_ready": True, "melds": [{"type": "added_kong", "tile": "9p"}]}
     assert column(settle(state), "dou") == column(settle(EXAMPLES["E3"]), "dou")
-    # Told ready instead, the same kong scores 3 from each other player (RULES.md §5: 转弯豆 3).
+    # Told ready instead, the same kong scores 3 from each other player (docs/rules.md#dou: 转弯豆 3).
     state["players"][3] = {"ready": True, "melds": [{"type": "added_kong", "tile": "9p"}]}
     assert settle(state).players[3].dou - settle(EXAMPLES["E3"]).players[3].dou == 9

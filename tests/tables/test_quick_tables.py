@@ -12,7 +12,7 @@ from tests.scoring.settle_tables import EXAMPLES
 from tests.tables.support import draw_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
-E1_TOTALS = [2, 10, -8, -4]  # RULES.md §11 E1 (Bo, seat 1, self-draws a 平胡 on 5p)
+E1_TOTALS = [2, 10, -8, -4]  # docs/rules.md#examples E1 (Bo, seat 1, self-draws a 平胡 on 5p)
 
 
 def new_table(client, players=NAMES):
@@ -36,7 +36,7 @@ def quick_e1() -> dict:
 
 
 def e2_round() -> dict:
-    """RULES.md E2: Cy (seat 2) wins a 大对子 on Di's (seat 3) discarded 3p."""
+    """docs/rules.md#examples E2: Cy (seat 2) wins a 大对子 on Di's (seat 3) discarded 3p."""
     return {k: v for k, v in EXAMPLES["E2"].items() if k not in ("rules", "dealer", "streak")}
 
 

@@ -171,7 +171,7 @@ def test_export_csv_and_json(client):
                        "Ann total", "'=Bo total", "Cy total", "Di total"]  # no formula in a spreadsheet
     assert [row[0] for row in rows[1:]] == ["1", "2", "3", "total"]
     assert rows[1][1] == "Ann" and rows[1][2] == "'=Bo wins on 5p, 自摸 (self-drawn)"
-    assert rows[1][3:5] == ["平胡 (plain win)", "1"]  # E1's 平胡 (RULES.md §11)
+    assert rows[1][3:5] == ["平胡 (plain win)", "1"]  # E1's 平胡 (docs/rules.md#examples)
     assert rows[2][2] == "黄牌 (exhaustive draw)" and rows[2][3:5] == ["", ""]
     for row, x in zip(rows[1:4], rounds, strict=True):
         assert [int(v) for v in row[5:9]] == x["deltas"]
