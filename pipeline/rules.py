@@ -57,7 +57,7 @@ class SwitchOut(OutModel):
     doc: str = Field(description="its section of the rules reference")
 
 
-class ProfileOut(OutModel):
+class ExampleProfileOut(OutModel):
     name: str
     title_zh: str
     title_en: str
@@ -79,7 +79,7 @@ class RulesCatalogue(OutModel):
     presets: list[PresetOut]
     groups: list[GroupOut]
     switches: list[SwitchOut]
-    profiles: list[ProfileOut]
+    profiles: list[ExampleProfileOut]
     round_fields: list[RoundFieldOut]
 
 
@@ -119,7 +119,7 @@ def catalogue() -> RulesCatalogue:
         presets=presets,
         groups=[GroupOut(**dataclasses.asdict(g)) for g in GROUPS],
         switches=[_switch(s) for s in SWITCHES],
-        profiles=[ProfileOut(**dataclasses.asdict(p)) for p in PROFILES],
+        profiles=[ExampleProfileOut(**dataclasses.asdict(p)) for p in PROFILES],
         round_fields=[RoundFieldOut(name=f.name, kind=f.kind, min=f.minimum, max=f.maximum,
                                     explanation_zh=f.explanation_zh, explanation_en=f.explanation_en,
                                     needed_when={k: list(v) for k, v in f.needed_when.items()})
