@@ -1,5 +1,6 @@
-// What this device keeps in localStorage: the tables it created or opened (with their edit keys), the last
-// players, its own house rules, each table's round draft until it is saved, and rounds saved while offline. Nothing of it is sent
+// What this device keeps in localStorage: the tables it created or opened (with their edit keys and their seating
+// chart for table photos), the last players, its own house rules, each table's round draft until it is saved, and
+// rounds saved while offline. Nothing of it is sent
 // anywhere except a key, as the Authorization of that table's writes.
 
 const TABLES = "zhuoji.tables";
@@ -35,6 +36,20 @@ export function forgetTable(id) {
   delete all[id];
   write(TABLES, all);
   localStorage.removeItem(draftKey(id));
+}
+
+// The seating chart of a table's photos: the player who sits at the bottom of the photo (the photographer); the
+// others follow in the order of play (right, top, left). null until chosen on this device.
+export const photoBottom = (id) => {
+  const seat = (read(TABLES, {})[id] || {}).photo_bottom;
+  return Number.isInteger(seat) && seat >= 0 && seat <= 3 ? seat : null;
+};
+
+export function setPhotoBottom(id, seat) {
+  const all = read(TABLES, {});
+  if (!all[id]) return;
+  all[id] = { ...all[id], photo_bottom: seat };
+  write(TABLES, all);
 }
 
 export const editKey = (id) => (read(TABLES, {})[id] || {}).key || null;

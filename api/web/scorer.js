@@ -198,22 +198,24 @@ function openPicker(target) {
                    box: ["把这张加进手牌", "Add this tile to the hand"], new: ["加一张到手牌", "Add a tile to the hand"],
                    newmeld: ["新的一组（碰）是什么牌", "Tile of the new meld (碰 pong)"] };
   const current = { hand: () => state.hand[target.index].tile, meld: () => state.melds[target.index].tile || "back",
-                    river: () => state.river[target.index].tile, indicator: () => state.indicator.tile }[target.kind];
+                    river: () => state.river[target.index].tile, indicator: () => state.indicator.tile,
+                    other: () => target.now }[target.kind];
   const now = current ? current() : null;
   const i = target.index + 1;
   const where = { hand: () => [`手牌第 ${i} 张`, `tile ${i} of the hand`], meld: () => [`第 ${i} 组`, `meld ${i}`],
-                  river: () => [`打出的第 ${i} 张`, `discard ${i}`], indicator: () => ["翻鸡", "翻鸡 indicator"] }[target.kind];
+                  river: () => [`打出的第 ${i} 张`, `discard ${i}`], indicator: () => ["翻鸡", "翻鸡 indicator"],
+                  other: () => target.where }[target.kind];
   $("picker-title").replaceChildren(now
     ? L(`改${where()[0]}：认成了 ${now} → 是哪张？`, `Correct ${where()[1]}: read as ${now} → which tile is it?`)
-    : L(...titles[target.kind]));
+    : target.kind === "other" ? L(...target.where) : L(...titles[target.kind]));
   $("picker-current").replaceChildren(...(now ? [tileChip(now, { class: "current" })] : []));
   $("picker-current").hidden = !now;
   for (const b of $("picker-grid").querySelectorAll(".tile")) {
     b.classList.toggle("current", b.dataset.tile === now);
     b.setAttribute("aria-pressed", String(b.dataset.tile === now));
   }
-  $("picker-back").hidden = target.kind !== "meld";
-  $("picker-remove").hidden = ["box", "new", "newmeld"].includes(target.kind);
+  $("picker-back").hidden = target.kind !== "meld" && !(target.kind === "other" && target.back);
+  $("picker-remove").hidden = ["box", "new", "newmeld"].includes(target.kind) || (target.kind === "other" && !target.removable);
   $("picker").showModal();
   // Start on the tile as read, so the player sees what is being corrected.
   const button = now && $("picker-grid").querySelector(`[data-tile="${now}"]`);
@@ -232,6 +234,7 @@ function pickForBox(b) {
 function applyPick(tile) {
   const t = pickTarget;
   if (!t) return;
+  if (t.kind === "other") { pickedElsewhere(t, tile); return; }
   if (t.kind === "hand") Object.assign(state.hand[t.index], { tile, fixed: true, doubtful: false });
   else if (t.kind === "meld") state.melds[t.index].tile = tile;
   else if (t.kind === "river") Object.assign(state.river[t.index], { tile, fixed: true });
@@ -244,6 +247,7 @@ function applyPick(tile) {
 
 function removePicked() {
   const t = pickTarget;
+  if (t.kind === "other") { pickedElsewhere(t, "remove"); return; }
   if (t.kind === "hand") {
     const [e] = state.hand.splice(t.index, 1);
     if (e.box != null) state.removed.add(e.box);
@@ -251,6 +255,13 @@ function removePicked() {
   else if (t.kind === "river") state.river.splice(t.index, 1);
   else if (t.kind === "indicator") state.indicator = null;
   closePicker();
+}
+
+// A tile chosen for another screen: its answer, and none of the scorer's own tiles changed.
+function pickedElsewhere(target, choice) {
+  pickTarget = null;
+  $("picker").close();
+  target.resolve(choice);
 }
 
 function closePicker() {
@@ -381,8 +392,8 @@ function renderResult(a, problem, assumptions = []) {
 
 // ----------------------------------------------------------------------------------------- photo upload
 
-async function downscale(source, width, height) {
-  const scale = Math.min(1, MAX_SIDE / Math.max(width, height));
+async function downscale(source, width, height, maxSide = MAX_SIDE) {
+  const scale = Math.min(1, maxSide / Math.max(width, height));
   const canvas = document.createElement("canvas");
   canvas.width = Math.round(width * scale);
   canvas.height = Math.round(height * scale);
@@ -408,10 +419,10 @@ function failedUpload(message) {
 
 // A chosen photo as it is sent: upright and scaled down; a format the browser cannot draw (e.g. HEIC) is sent
 // as is, and the server says what it accepts.
-export async function uploadBlob(file) {
+export async function uploadBlob(file, maxSide = MAX_SIDE) {
   try {
     const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
-    return await downscale(bitmap, bitmap.width, bitmap.height);
+    return await downscale(bitmap, bitmap.width, bitmap.height, maxSide);
   } catch {
     return file;
   }
@@ -583,7 +594,10 @@ export function initScorer() {
   $("add-tile").addEventListener("click", () => openPicker({ kind: "new" }));
   $("add-meld").addEventListener("click", () => openPicker({ kind: "newmeld" }));
   $("text-score").addEventListener("click", scoreTypedHand);
-  $("picker").addEventListener("close", () => { pickTarget = null; });
+  $("picker").addEventListener("close", () => {
+    if (pickTarget && pickTarget.kind === "other") pickTarget.resolve(undefined); // cancelled
+    pickTarget = null;
+  });
   // Flags that only make sense with one way of winning switch it for the player.
   $("kong-draw").addEventListener("change", (ev) => { if (ev.target.checked) setHow("self"); });
   for (const id of ["hot-discard", "robbed-kong"]) {
@@ -635,6 +649,13 @@ export function seatReading() {
   const indicator = $("flipped").value || (state.indicator && TILES.includes(state.indicator.tile) ? state.indicator.tile : "");
   return { count, concealed: toText(tiles), win, melds: state.melds.map((m) => ({ type: m.type, tile: m.tile })),
            river: toText(state.river.map((e) => e.tile).filter((t) => TILES.includes(t))), flipped: indicator || null };
+}
+
+// The scorer's tile picker for another screen (the table screen's photo of the table): resolves with the tile
+// chosen, null for "face down" (where back is offered), "remove" (where removable), undefined when cancelled.
+// where: [zh, en] of the tile being corrected; now: the tile as read.
+export function pickTile({ where, now = null, back = false, removable = false }) {
+  return new Promise((resolve) => openPicker({ kind: "other", where, now, back, removable, resolve }));
 }
 
 // The saved round's photo and tiles do not belong to the next round.

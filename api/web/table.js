@@ -10,6 +10,7 @@ import { deviceProfiles, dropDraft, editKey, forgetTable, knownTables, lastPlaye
          rememberPlayers, rememberTable, saveDeviceProfile, saveDraft, setQueued, storeKey } from "./device.js";
 import { createStore } from "./store.js";
 import { L, tr } from "./i18n.js";
+import { initTablePhoto, renderTablePhoto, resetTablePhoto } from "./tablephoto.js";
 import { qrcode } from "./vendor/qrcode-generator.mjs";
 
 const SEATS = [0, 1, 2, 3];
@@ -350,6 +351,7 @@ async function openTable(id, { view = false } = {}) {
   $("round-card").hidden = T.readonly || !!t.data.finished;
   $("set-card").hidden = T.readonly;
   document.body.classList.remove("table-start");
+  if (!T.table || T.table.id !== t.data.id) resetTablePhoto(); // another table's photo is not this round's
   tableStore.set({ table: t.data, rounds: rs.data.rounds }); // drawn by renderTable, shown from here on
   if (!T.readonly) {
     rememberTable(T.table);
@@ -430,6 +432,7 @@ function renderTable() {
   fillFirstSelects();
   renderSeatNames();
   renderRound(roundStore.get()); // the seat selects just refilled show the round's values again
+  renderTablePhoto(); // the names over the photo and in its seating chart
 }
 
 const signed = (n) => (n > 0 ? `+${n}` : String(n));
@@ -978,6 +981,26 @@ function useScoredHand() {
 }
 
 
+// The round as the photo of the table reads it (tablephoto.js): every seat's tiles, melds and river, who won and
+// how, the winning and the flipped tile. A meld keeps who fed it while its tile is unchanged (the photo cannot
+// tell); what the photo does not know (the flags, the first 幺鸡) stays as entered.
+function fillFromPhoto(read) {
+  const st = roundStore.get();
+  const seats = SEATS.map((p) => ({ ...st.seats[p], mode: "tiles", drawNotReady: false, tiles: read.seats[p].tiles,
+    river: read.seats[p].river, melds: read.seats[p].melds.map((m, i) => {
+      const was = st.seats[p].melds[i];
+      return { type: m.type, tile: m.tile, from: was && was.tile === m.tile && was.type === m.type ? was.from : "" };
+    }) }));
+  const patch = { seats, how: read.how, flipped: read.flipped };
+  if (read.winner != null) patch.winner = read.winner;
+  if (read.discarder != null) patch.discarder = read.discarder;
+  if (read.winTile) patch.winTile = read.winTile;
+  roundStore.set(patch);
+  T.preview = null;
+  $("settle-preview").replaceChildren();
+  keepDraft();
+}
+
 // -------------------------------------------------------------------------------- preview and save
 
 function settleBody(round) {
@@ -1091,6 +1114,7 @@ async function saveRound() {
     dropDraft(T.table.id);
     resetRoundForm();
     resetScorer();
+    resetTablePhoto();
     renderQueue();
     roundStatus(L("离线：这一局存在手机上，联网后自动发送。",
                   "Offline: this round is kept on this phone and sent when the network returns."));
@@ -1116,6 +1140,7 @@ async function saveRound() {
   await reloadTable();
   resetRoundForm();
   resetScorer();
+  resetTablePhoto();
   roundStatus(saved);
   inView("table-card");
 }
@@ -1422,6 +1447,7 @@ export function initTable() {
     renderQueue();
   });
   $("use-hand").addEventListener("click", useScoredHand);
+  initTablePhoto({ table: () => (T.readonly ? null : T.table), names, colors: COLORS, fill: fillFromPhoto });
   $("set-file").addEventListener("change", (ev) => teachSet(ev.target.files[0]));
   $("set-clear").addEventListener("click", removeSet);
   // A photo for a seat: bring the scorer (photo, tiles to correct) into view while it is read.
