@@ -27,7 +27,7 @@ const RETAKE_ZH = {
   seat_not_found: "有一家没找到手牌：拍整张桌子，每家的牌都摊开。",
   blurry: "照片有点糊：拿稳再拍。",
   glare: "有反光：换个角度再拍。",
-  low_confidence: "有几张牌没把握（黄色虚线）：点它们核对。",
+  ambiguous_layout: "手牌、碰杠和河挨得太近，分组不清楚：核对这一家，下次各组之间留点空。",
   count_mismatch: "这一家的张数不对：核对它的手牌。",
   tiles_cut_off: "有牌在照片边上被切掉了：退后一点再拍。",
 };
@@ -319,12 +319,15 @@ function drawOverlay(st, bottom) {
   }));
 }
 
-// Each seat's name on its side of the photo, in its colour.
+// Each seat's name on its side of the photo, in its colour: a frame around the photo, so that no name hides a tile.
 function drawTags(bottom) {
   const names = host.names();
-  $("tp-tags").replaceChildren(...SEATS.map((k) => h("span", {
-    class: `tp-tag ${SIDES[k][1]}`, style: `background:${host.colors[player(k, bottom)]}`, "data-seat": player(k, bottom) },
-  names[player(k, bottom)])));
+  for (const k of SEATS) {
+    const tag = $("tp-frame").querySelector(`.tp-tag.${SIDES[k][1]}`);
+    tag.textContent = names[player(k, bottom)];
+    tag.dataset.seat = player(k, bottom);
+    tag.style.background = host.colors[player(k, bottom)];
+  }
 }
 
 // Who won (the photo's guess, to confirm) and how: 自摸, or who discarded.
@@ -357,10 +360,15 @@ function drawWinner(st, bottom) {
 // Every seat's tiles as read, in the table's order, each tile a tap to correct (bigger than the boxes on a phone).
 function drawSeats(st, bottom) {
   const names = host.names();
+  const form = roundFromPhoto(st, bottom);
   const chip = (tile, where, boxes) => {
     const doubt = boxes.some((i) => st.doubtful.has(i));
     const fixed = boxes.some((i) => st.fixed.has(i));
-    return tileChip(tile == null ? "?" : tile, { class: `${doubt ? "doubtful" : ""} ${fixed ? "fixed" : ""}`,
+    // The winner's last tile laid is the winning tile (ringed, as in the scorer).
+    const seat = where.seat != null && st.seats[where.seat];
+    const win = seat && where.role === "hand" && st.winner === where.seat && form.winTile
+      && where.index === seat.concealed.findLastIndex((t) => t != null);
+    return tileChip(tile == null ? "?" : tile, { class: `${doubt ? "doubtful" : ""} ${fixed ? "fixed" : ""} ${win ? "win" : ""}`,
                                                  onclick: () => correct(where) });
   };
   const boxesOf = (k, role, index) => st.link.map((l, i) => [l, i])
@@ -392,7 +400,8 @@ function drawNotes(st, bottom) {
   const named = (text) => String(text).replace(/\bseat(?:\(s\))? (\d)\b/g, (_, k) => names[player(Number(k), bottom)]);
   // In Chinese the code's own words, after the seat's name where the message names one; the server's English
   // words as the line's title.
-  const notes = st.reading.retake.map((r) => {
+  // The uncertain tiles are marked on the photo and counted once below, not once per seat.
+  const notes = st.reading.retake.filter((r) => r.code !== "low_confidence").map((r) => {
     const seat = /^seat (\d):/.exec(r.message);
     const zh = RETAKE_ZH[r.code] && `${seat ? `${names[player(Number(seat[1]), bottom)]}：` : ""}${RETAKE_ZH[r.code]}`;
     return h("li", { "data-code": r.code, title: named(r.message) }, lang() === "zh" && zh ? zh : named(r.message));

@@ -9,6 +9,7 @@ form still usable. The service reads the photo with a scripted detector that see
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import cv2
@@ -124,8 +125,8 @@ def test_photo_of_the_table_fills_the_round_and_saves_it(browser, served, tmp_pa
     expect(page.locator("#s2-melds .m-type")).to_have_value("concealed_kong")
     expect(page.locator("#s2-melds .m-tile")).to_have_value("8s")
     # The seats' names over the photo, in their colours; the guess to confirm.
-    expect(page.locator("#tp-tags .tp-tag.bottom")).to_have_text(NAMES[0])
-    expect(page.locator("#tp-tags .tp-tag.right")).to_have_text(NAMES[1])
+    expect(page.locator("#tp-frame .tp-tag.bottom")).to_have_text(NAMES[0])
+    expect(page.locator("#tp-frame .tp-tag.right")).to_have_text(NAMES[1])
     expect(page.locator('#tp-winner button[data-winner="0"]')).to_have_attribute("aria-pressed", "true")
     expect(page.locator('#tp-winner button[data-winner="0"] .guess')).to_be_visible()
     expect(page.locator("#tp-winner")).to_contain_text("请确认")
@@ -192,8 +193,8 @@ def test_the_seating_chart_maps_a_photo_from_another_seat(browser, served, tmp_p
     expect(page.locator("#s0-tiles")).to_have_value(seat_expected(2))
     expect(page.locator("#s2-river")).to_have_value(mpsz(WON.seats[0].river))
     expect(page.locator("#s1-river")).to_have_value(mpsz(WON.seats[3].river))
-    expect(page.locator("#tp-tags .tp-tag.bottom")).to_have_text(NAMES[2])
-    expect(page.locator("#tp-tags .tp-tag.top")).to_have_text(NAMES[0])
+    expect(page.locator("#tp-frame .tp-tag.bottom")).to_have_text(NAMES[2])
+    expect(page.locator("#tp-frame .tp-tag.top")).to_have_text(NAMES[0])
     # Who discarded, by name: 点炮 by Bo.
     page.locator('#tp-winner button[data-discarder="1"]').click()
     expect(page.locator('#r-how input[value="discard"]')).to_be_checked()
@@ -251,4 +252,54 @@ def test_a_photo_that_cannot_be_read_leaves_the_typed_form_usable(browser, serve
     assert page.request.get(f"{url}/v1/tables/{table['id']}").json()["rounds"] == 1
     offline = "net::ERR_INTERNET_DISCONNECTED"
     assert [line for line in problems.lines if offline not in line] == []
+    context.close()
+
+
+def test_a_heap_an_unseparated_river_and_an_impossible_photo_are_said_plainly(browser, served, tmp_path):
+    """The contract's two additions (a seat's ``river_separated``, the top-level ``heap``) and a photo read with
+    five copies of a tile, from a fixed read-table answer: the pipeline's own for the table ``WON``, with seat 2's
+    discards thrown into a heap in the middle."""
+    app, url = served
+    app.state.detector = MisreadingTableDetector()
+    context = browser.new_context(**DESKTOP)
+    page = context.new_page()
+    problems = Problems(page)
+    open_table(page, url)
+    photo = table_picture(tmp_path / "table.jpg")
+    answer = page.request.post(f"{url}/v1/read-table", multipart={
+        "image": {"name": "table.jpg", "mimeType": "image/jpeg", "buffer": photo.read_bytes()}}).json()
+    heap = answer["seats"][2]["river"]
+    answer["seats"][2]["river"] = []
+    for seat in answer["seats"]:
+        seat["river_separated"] = seat["seat"] != 2
+    answer["heap"] = heap
+    for d in answer["detections"]:
+        if d["seat"] == 2 and d["role"] == "river":
+            d["seat"], d["role"] = None, "unassigned"
+    eights = [i for i, d in enumerate(answer["detections"]) if d["tile"] == MISREAD_AS]
+    answer["retake"] = [
+        {"code": "too_many_copies", "boxes": eights,
+         "message": f"{len(eights)} copies of {MISREAD_AS} read, the set has 4: one is misread; correct it or retake"},
+        {"code": "unplaced_tiles", "boxes": [], "message": "seat 2: 9 tile(s) on this side could not be placed"}]
+    page.route("**/v1/read-table", lambda route: route.fulfill(json=answer))
+    page.select_option("#tp-bottom", "1")  # Bo took it: the photo's seat 2 is 小迪 (player 3)
+    photograph(page, photo)
+
+    river = page.locator('#tp-notes li[data-code="river_not_separated"]')
+    expect(river).to_have_count(1)
+    expect(river).to_contain_text(NAMES[3])
+    expect(page.locator("#s3-river")).to_have_value("")
+    expect(page.locator('#tp-notes li[data-code="heap"] .tile')).to_have_count(len(heap))
+    expect(page.locator('#tp-notes li[data-code="too_many_copies"]')).to_contain_text("超过 4 张")
+    expect(page.locator('#tp-notes li[data-code="unplaced_tiles"]')).to_contain_text(f"{NAMES[3]}：")
+    for i in eights:
+        expect(page.locator(f'#tp-overlay g.box[data-index="{i}"]')).to_have_class(re.compile(r"\bdoubtful\b"))
+    expect(page.locator('#tp-seats .tp-seat[data-seat="3"]')).to_contain_text("分不开")
+    screenshot(page, tmp_path, "table-photo-1280-heap.png")
+    page.locator("#lang").click()  # the English switch: the server's words, its seat numbers as names
+    expect(page.locator('#tp-notes li[data-code="unplaced_tiles"]')).to_have_text(
+        f"{NAMES[3]}: 9 tile(s) on this side could not be placed")
+    expect(river).to_contain_text("could not be told apart")
+    expect(page.locator("#tp-take")).to_have_text("Photo of the table 拍桌面")
+    assert problems.lines == []
     context.close()
