@@ -36,8 +36,9 @@ const RETAKE_ZH = {
 // a tile removed); link: detection index → where it went ({seat, role, index} or {role: "flipped"}).
 const photoStore = createStore({
   busy: false, status: null, error: false, photo: null, reading: null, seats: [], flipped: null, heap: [],
-  link: [], fixed: new Set(), doubtful: new Set(), winner: null, how: null, discarder: null,
+  link: [], fixed: new Set(), doubtful: new Set(), winner: null, how: null, discarder: null, zoom: 1,
 });
+const ZOOMS = [1, 2, 4]; // the photo's width: a phone shows a table's tiles a few pixels wide, too small to tap
 
 let host = null; // what the table screen lends: {table(), names(), colors, fill(round)}
 
@@ -286,7 +287,11 @@ function render(st) {
   status.classList.toggle("error", st.error);
   $("tp-view").hidden = !st.reading;
   if (!st.reading) return;
-  $("tp-img").src = st.photo.url;
+  if ($("tp-img").getAttribute("src") !== st.photo.url) $("tp-img").src = st.photo.url;
+  $("tp-stage").style.width = `${100 * st.zoom}%`;
+  const next = ZOOMS[(ZOOMS.indexOf(st.zoom) + 1) % ZOOMS.length];
+  $("tp-zoom").replaceChildren(next > 1 ? L(`放大 ×${next}`, `Zoom ×${next}`) : L("缩回", "Fit"));
+  $("tp-zoom").setAttribute("aria-pressed", String(st.zoom > 1));
   drawOverlay(st, bottom);
   drawTags(bottom);
   drawWinner(st, bottom);
@@ -431,7 +436,7 @@ export function resetTablePhoto() {
   const old = photoStore.get().photo;
   if (old) URL.revokeObjectURL(old.url);
   photoStore.set({ busy: false, status: null, error: false, photo: null, reading: null, seats: [], heap: [], link: [],
-                   fixed: new Set(), doubtful: new Set(), winner: null, how: null, discarder: null });
+                   fixed: new Set(), doubtful: new Set(), winner: null, how: null, discarder: null, zoom: 1 });
 }
 
 // Draw again (the table's names or its seating changed).
@@ -445,6 +450,10 @@ export function initTablePhoto(lent) {
     ev.target.value = ""; // the same photo again is read again
   });
   $("tp-bottom").addEventListener("change", (ev) => chooseBottom(ev.target.value));
+  $("tp-zoom").addEventListener("click", () => {
+    const st = photoStore.get();
+    photoStore.set({ zoom: ZOOMS[(ZOOMS.indexOf(st.zoom) + 1) % ZOOMS.length] });
+  });
   photoStore.subscribe(render);
   document.addEventListener("langchange", renderTablePhoto);
 }

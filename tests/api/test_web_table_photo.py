@@ -132,10 +132,18 @@ def test_photo_of_the_table_fills_the_round_and_saves_it(browser, served, tmp_pa
     expect(page.locator("#tp-winner")).to_contain_text("请确认")
     screenshot(page, tmp_path, f"table-photo-{width}-1-read.png")
 
-    # One correction by a tap: on the photo's box at 1280 px, on the tile below it on a phone (the picker).
-    if width == 1280:
+    # One correction by a tap: on a phone on the photo's box, the photo zoomed ×4 (its tiles are a few pixels wide
+    # at the page's width); at 1280 px on the tile below the photo (the picker either way).
+    if width == 375:
+        page.locator("#tp-zoom").click()
+        page.locator("#tp-zoom").click()
+        shown, room = (page.locator(f"#tp-{part}").bounding_box()["width"] for part in ("stage", "scroll"))
+        assert shown > 3.9 * room, (shown, room)
         index = build(WON).concealed[MISREAD_SEAT][-1]
-        page.locator(f'#tp-overlay g.box[data-index="{index}"]').click()
+        box = page.locator(f'#tp-overlay g.box[data-index="{index}"]')
+        box.scroll_into_view_if_needed()
+        assert min(box.bounding_box()["width"], box.bounding_box()["height"]) >= 24  # a finger's tap
+        box.click()
     else:
         page.locator(f'#tp-seats .tp-seat[data-seat="{MISREAD_SEAT}"] .tp-hand .tile[data-tile="{MISREAD_AS}"]').click()
     expect(page.locator("#picker")).to_be_visible()
