@@ -24,7 +24,7 @@ const RIGHTWARD = [[1, 0], [0, -1], [-1, 0], [0, 1]];
 const RETAKE_ZH = {
   too_many_copies: "同一种牌读出了超过 4 张：照片这样读不可能。点错的那张改正，或者重拍。",
   unplaced_tiles: "这一边有牌没放进手牌、碰杠或河里（一堆牌，或河太乱）：核对这一家的河。",
-  seat_not_found: "有一家没找到手牌：拍整张桌子，每家的牌都摊开。",
+  seat_not_found: "没找到手牌：拍整张桌子，每家的牌都摊开。",
   blurry: "照片有点糊：拿稳再拍。",
   glare: "有反光：换个角度再拍。",
   ambiguous_layout: "手牌、碰杠和河挨得太近，分组不清楚：核对这一家，下次各组之间留点空。",
@@ -402,13 +402,16 @@ function drawSeats(st, bottom) {
 // separated, the heap in the middle, tiles still uncertain, what the form still needs.
 function drawNotes(st, bottom) {
   const names = host.names();
-  const named = (text) => String(text).replace(/\bseat(?:\(s\))? (\d)\b/g, (_, k) => names[player(Number(k), bottom)]);
+  // "seat 2: …", "seat(s) 1, 3": the photo's seat numbers in a server message, as the players' names.
+  const SEAT_WORDS = /\bseat(?:\(s\))? (\d(?:, \d)*)\b/g;
+  const nameOf = (k) => names[player(Number(k), bottom)];
+  const named = (text) => String(text).replace(SEAT_WORDS, (_, ks) => ks.split(", ").map(nameOf).join(", "));
   // In Chinese the code's own words, after the seat's name where the message names one; the server's English
   // words as the line's title.
   // The uncertain tiles are marked on the photo and counted once below, not once per seat.
   const notes = st.reading.retake.filter((r) => r.code !== "low_confidence").map((r) => {
-    const seat = /^seat (\d):/.exec(r.message);
-    const zh = RETAKE_ZH[r.code] && `${seat ? `${names[player(Number(seat[1]), bottom)]}：` : ""}${RETAKE_ZH[r.code]}`;
+    const seats = [...r.message.matchAll(SEAT_WORDS)].flatMap((m) => m[1].split(", ").map(nameOf));
+    const zh = RETAKE_ZH[r.code] && `${seats.length ? `${seats.join("、")}：` : ""}${RETAKE_ZH[r.code]}`;
     return h("li", { "data-code": r.code, title: named(r.message) }, lang() === "zh" && zh ? zh : named(r.message));
   });
   for (const s of st.seats.filter((x) => !x.separated)) {

@@ -288,7 +288,8 @@ def test_a_heap_an_unseparated_river_and_an_impossible_photo_are_said_plainly(br
     answer["retake"] = [
         {"code": "too_many_copies", "boxes": eights,
          "message": f"{len(eights)} copies of {MISREAD_AS} read, the set has 4: one is misread; correct it or retake"},
-        {"code": "unplaced_tiles", "boxes": [], "message": "seat 2: 9 tile(s) on this side could not be placed"}]
+        {"code": "unplaced_tiles", "boxes": [], "message": "seat 2: 9 tile(s) on this side could not be placed"},
+        {"code": "seat_not_found", "boxes": [], "message": "no hand found for seat(s) 1, 3: photograph the whole table"}]
     page.route("**/v1/read-table", lambda route: route.fulfill(json=answer))
     page.select_option("#tp-bottom", "1")  # Bo took it: the photo's seat 2 is 小迪 (player 3)
     photograph(page, photo)
@@ -300,6 +301,7 @@ def test_a_heap_an_unseparated_river_and_an_impossible_photo_are_said_plainly(br
     expect(page.locator('#tp-notes li[data-code="heap"] .tile')).to_have_count(len(heap))
     expect(page.locator('#tp-notes li[data-code="too_many_copies"]')).to_contain_text("超过 4 张")
     expect(page.locator('#tp-notes li[data-code="unplaced_tiles"]')).to_contain_text(f"{NAMES[3]}：")
+    expect(page.locator('#tp-notes li[data-code="seat_not_found"]')).to_contain_text(f"{NAMES[2]}、{NAMES[0]}：")
     for i in eights:
         expect(page.locator(f'#tp-overlay g.box[data-index="{i}"]')).to_have_class(re.compile(r"\bdoubtful\b"))
     expect(page.locator('#tp-seats .tp-seat[data-seat="3"]')).to_contain_text("分不开")
@@ -308,6 +310,8 @@ def test_a_heap_an_unseparated_river_and_an_impossible_photo_are_said_plainly(br
     expect(page.locator('#tp-notes li[data-code="unplaced_tiles"]')).to_have_text(
         f"{NAMES[3]}: 9 tile(s) on this side could not be placed")
     expect(river).to_contain_text("could not be told apart")
+    expect(page.locator('#tp-notes li[data-code="seat_not_found"]')).to_have_text(
+        f"no hand found for {NAMES[2]}, {NAMES[0]}: photograph the whole table")
     expect(page.locator("#tp-take")).to_have_text("Photo of the table 拍桌面")
     assert problems.lines == []
     context.close()
