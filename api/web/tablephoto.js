@@ -423,6 +423,12 @@ function drawNotes(st, bottom) {
     notes.push(h("li", { "data-code": "heap" }, L("中间一堆里认出、没分给谁的牌：", "Discards read in the heap, given to no seat: "),
       h("span", { class: "strip heap" }, ...st.heap.map((t) => tileChip(t, { class: "static" })))));
   }
+  // 冲锋鸡 / 责任鸡 depend on who discarded the first 1s, which a photo cannot tell: point at the question.
+  const ones = st.seats.filter((x) => x.river.includes("1s")).map((x) => names[player(x.seat, bottom)]);
+  if (ones.length) {
+    notes.push(L(`河里有幺鸡（${ones.join("、")}）：在下面选“第一张幺鸡谁打的”。`,
+      `A 1s lies in the river of ${ones.join(", ")}: choose below who discarded the first 1s.`, "li", { "data-code": "first_1s" }));
+  }
   if (st.doubtful.size) {
     notes.push(L(`${st.doubtful.size} 张没把握（虚线框）：点它核对。`, `${st.doubtful.size} tile(s) uncertain (dashed boxes): tap to check.`,
       "li", { "data-code": "doubtful" }));

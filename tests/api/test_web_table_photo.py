@@ -130,6 +130,9 @@ def test_photo_of_the_table_fills_the_round_and_saves_it(browser, served, tmp_pa
     expect(page.locator('#tp-winner button[data-winner="0"]')).to_have_attribute("aria-pressed", "true")
     expect(page.locator('#tp-winner button[data-winner="0"] .guess')).to_be_visible()
     expect(page.locator("#tp-winner")).to_contain_text("请确认")
+    # Who discarded the first 1s the photo cannot tell: the page points at the question (a 1s in 小迪's river).
+    assert "1s" in WON.seats[3].river
+    expect(page.locator('#tp-notes li[data-code="first_1s"]')).to_contain_text(NAMES[3])
     screenshot(page, tmp_path, f"table-photo-{width}-1-read.png")
 
     # One correction by a tap: on a phone on the photo's box, the photo zoomed ×4 (its tiles are a few pixels wide
