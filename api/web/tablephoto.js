@@ -411,7 +411,11 @@ function drawNotes(st, bottom) {
   // The uncertain tiles are marked on the photo and counted once below, not once per seat.
   const notes = st.reading.retake.filter((r) => r.code !== "low_confidence").map((r) => {
     const seats = [...r.message.matchAll(SEAT_WORDS)].flatMap((m) => m[1].split(", ").map(nameOf));
-    const zh = RETAKE_ZH[r.code] && `${seats.length ? `${seats.join("、")}：` : ""}${RETAKE_ZH[r.code]}`;
+    let zh = RETAKE_ZH[r.code] && `${seats.length ? `${seats.join("、")}：` : ""}${RETAKE_ZH[r.code]}`;
+    const kinds = [...new Set(r.boxes.map((i) => st.reading.detections[i] && st.reading.detections[i].tile))];
+    if (r.code === "too_many_copies" && kinds.length === 1 && TILES.includes(kinds[0])) {
+      zh = `${kinds[0]} 读出了 ${r.boxes.length} 张，一副牌只有 4 张：点错的那张改正（虚线框），或者重拍。`;
+    }
     return h("li", { "data-code": r.code, title: named(r.message) }, lang() === "zh" && zh ? zh : named(r.message));
   });
   for (const s of st.seats.filter((x) => !x.separated)) {

@@ -302,7 +302,7 @@ def test_a_heap_an_unseparated_river_and_an_impossible_photo_are_said_plainly(br
     expect(river).to_contain_text(NAMES[3])
     expect(page.locator("#s3-river")).to_have_value("")
     expect(page.locator('#tp-notes li[data-code="heap"] .tile')).to_have_count(len(heap))
-    expect(page.locator('#tp-notes li[data-code="too_many_copies"]')).to_contain_text("超过 4 张")
+    expect(page.locator('#tp-notes li[data-code="too_many_copies"]')).to_contain_text(f"{MISREAD_AS} 读出了 {len(eights)} 张")
     expect(page.locator('#tp-notes li[data-code="unplaced_tiles"]')).to_contain_text(f"{NAMES[3]}：")
     expect(page.locator('#tp-notes li[data-code="seat_not_found"]')).to_contain_text(f"{NAMES[2]}、{NAMES[0]}：")
     for i in eights:
