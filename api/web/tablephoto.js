@@ -32,6 +32,9 @@ const RETAKE_ZH = {
   tiles_cut_off: "有牌在照片边上被切掉了：退后一点再拍。",
 };
 
+// "seat 2: …", "seat(s) 1, 3": the photo's seat numbers in a server message (turned into the players' names).
+const SEAT_WORDS = /\bseat(?:\(s\))? (\d(?:, \d)*)\b/g;
+
 // The photo being corrected. seats: the answer's four seats (photo seats), their lists corrected in place (null:
 // a tile removed); link: detection index → where it went ({seat, role, index} or {role: "flipped"}).
 const photoStore = createStore({
@@ -402,13 +405,10 @@ function drawSeats(st, bottom) {
 // separated, the heap in the middle, tiles still uncertain, what the form still needs.
 function drawNotes(st, bottom) {
   const names = host.names();
-  // "seat 2: …", "seat(s) 1, 3": the photo's seat numbers in a server message, as the players' names.
-  const SEAT_WORDS = /\bseat(?:\(s\))? (\d(?:, \d)*)\b/g;
   const nameOf = (k) => names[player(Number(k), bottom)];
   const named = (text) => String(text).replace(SEAT_WORDS, (_, ks) => ks.split(", ").map(nameOf).join(", "));
-  // In Chinese the code's own words, after the seat's name where the message names one; the server's English
-  // words as the line's title.
-  // The uncertain tiles are marked on the photo and counted once below, not once per seat.
+  // In Chinese the code's own words, after the names of the seats the message names; the server's English words
+  // as the line's title. The uncertain tiles are marked on the photo and counted once below, not once per seat.
   const notes = st.reading.retake.filter((r) => r.code !== "low_confidence").map((r) => {
     const seats = [...r.message.matchAll(SEAT_WORDS)].flatMap((m) => m[1].split(", ").map(nameOf));
     let zh = RETAKE_ZH[r.code] && `${seats.length ? `${seats.join("、")}：` : ""}${RETAKE_ZH[r.code]}`;
@@ -416,7 +416,8 @@ function drawNotes(st, bottom) {
     if (r.code === "too_many_copies" && kinds.length === 1 && TILES.includes(kinds[0])) {
       zh = `${kinds[0]} 读出了 ${r.boxes.length} 张，一副牌只有 4 张：点错的那张改正（虚线框），或者重拍。`;
     }
-    return h("li", { "data-code": r.code, title: named(r.message) }, lang() === "zh" && zh ? zh : named(r.message));
+    const own = lang() === "zh" && zh; // else the server's English words, marked so
+    return h("li", { "data-code": r.code, title: named(r.message), lang: own ? null : "en" }, own ? zh : named(r.message));
   });
   for (const s of st.seats.filter((x) => !x.separated)) {
     const who = names[player(s.seat, bottom)];
