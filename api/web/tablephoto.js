@@ -127,7 +127,7 @@ function tileOf(st, i) {
 // The round form's values from the photo as corrected: per player (seating chart) the tiles as typed (the winner's
 // without the winning tile, the last one laid), melds and river; who won and how; the flipped tile. Also what the
 // players still have to settle themselves (a tile unread, a meld face down, a winner whose hand is not 14).
-export function roundFromPhoto(st, bottom) {
+function roundFromPhoto(st, bottom) {
   const seats = [];
   const problems = [];
   const name = (k) => host.names()[player(k, bottom)];
@@ -433,6 +433,12 @@ function drawNotes(st, bottom) {
   if (ones.length) {
     notes.push(L(`河里有幺鸡（${ones.join("、")}）：在下面选“第一张幺鸡谁打的”。`,
       `A 1s lies in the river of ${ones.join(", ")}: choose below who discarded the first 1s.`, "li", { "data-code": "first_1s" }));
+  }
+  // A 点豆 (open kong) is paid by who fed it, which a photo cannot tell either.
+  const kongs = st.seats.filter((x) => x.melds.some((m) => m && m.type === "kong")).map((x) => names[player(x.seat, bottom)]);
+  if (kongs.length) {
+    notes.push(L(`${kongs.join("、")} 的杠（点豆）：在下面那一组选是谁打的。`,
+      `The open kong (点豆) of ${kongs.join(", ")}: choose below who fed it.`, "li", { "data-code": "kong_from" }));
   }
   if (st.doubtful.size) {
     notes.push(L(`${st.doubtful.size} 张没把握（虚线框）：点它核对。`, `${st.doubtful.size} tile(s) uncertain (dashed boxes): tap to check.`,

@@ -287,6 +287,7 @@ def test_a_heap_an_unseparated_river_and_an_impossible_photo_are_said_plainly(br
     for d in answer["detections"]:
         if d["seat"] == 2 and d["role"] == "river":
             d["seat"], d["role"] = None, "unassigned"
+    answer["seats"][1]["melds"][0]["type"] = "kong"  # the 9s pong read as an open kong (点豆)
     eights = [i for i, d in enumerate(answer["detections"]) if d["tile"] == MISREAD_AS]
     answer["retake"] = [
         {"code": "too_many_copies", "boxes": eights,
@@ -308,6 +309,9 @@ def test_a_heap_an_unseparated_river_and_an_impossible_photo_are_said_plainly(br
     for i in eights:
         expect(page.locator(f'#tp-overlay g.box[data-index="{i}"]')).to_have_class(re.compile(r"\bdoubtful\b"))
     expect(page.locator('#tp-seats .tp-seat[data-seat="3"]')).to_contain_text("分不开")
+    # Who fed the open kong the photo cannot tell: asked, and the form's meld of Cy (photo seat 1) is a kong.
+    expect(page.locator('#tp-notes li[data-code="kong_from"]')).to_contain_text(NAMES[2])
+    expect(page.locator("#s2-melds .m-type")).to_have_value("kong")
     screenshot(page, tmp_path, "table-photo-1280-heap.png")
     page.locator("#lang").click()  # the English switch: the server's words, its seat numbers as names
     expect(page.locator('#tp-notes li[data-code="unplaced_tiles"]')).to_have_text(
