@@ -3,13 +3,19 @@ and the command line send and get, the same models on both sides.
 
 A round is the ``/v1/settle`` body without ``rules``, ``dealer``, ``streak`` and ``base``: the table decides
 those (its rules; the dealer 庄家 and 连庄 streak carried from the rounds before).
+
+The store (``tables``) takes and gives rounds, settlements and calibrations as these models; its records (frozen
+dataclasses) become answers by ``.of(record)``, which reads the record's attributes (the pipeline does not import
+the store, which sits beside the shells).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, StrictInt, StrictStr, field_serializer
+from pydantic import Field, GetJsonSchemaHandler, PlainSerializer, StrictInt, StrictStr
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from pipeline.models import (
     CalibrationFile,
@@ -30,6 +36,22 @@ Name = StrictStr
 
 class RoundIn(HandEnd):
     """One hand as it ended (docs/rules.md#engine-input), without the keys the table decides (rules, dealer, streak, base)."""
+
+    def entered(self) -> dict[str, Any]:
+        """The round's JSON as entered: the keys the client gave, no defaults added (what a table keeps in its
+        ``rounds.round`` column and shows back)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class _RoundInSchema:
+    """The answer's schema of a round as entered is the round model's own: its keys are a subset of those."""
+
+    def __get_pydantic_json_schema__(self, _core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(RoundIn.__pydantic_core_schema__)
+
+
+# A round in an answer: as entered (``RoundIn.entered``), so it reads back as it was written.
+EnteredRound = Annotated[RoundIn, PlainSerializer(RoundIn.entered, return_type=Any), _RoundInSchema()]
 
 
 class TableCreate(StrictModel):
@@ -62,6 +84,11 @@ class TableView(OutModel):
 class TableOut(TableView):
     id: str
 
+    @classmethod
+    def of(cls, table: object) -> TableOut:
+        """A stored table (``tables.TableRecord``)."""
+        return cls.model_validate(table, from_attributes=True)
+
 
 class TableCreated(TableOut):
     """The new table with its edit key: shown in this answer only (the service keeps its hash)."""
@@ -89,6 +116,11 @@ class RoundAdded(OutModel):
     settlement: SettleResponse
     table: TableOut
 
+    @classmethod
+    def of(cls, added: object) -> RoundAdded:
+        """The store's answer to a round (``tables.AddedRound``)."""
+        return cls.model_validate(added, from_attributes=True)
+
 
 class HandTypeNameOut(OutModel):
     zh: str = Field(description="the hand type in Chinese, e.g. 平胡")
@@ -115,7 +147,7 @@ class RoundSummaryOut(OutModel):
 
 class RoundOut(OutModel):
     number: int
-    round: RoundIn = Field(description="as entered")
+    round: EnteredRound = Field(description="as entered")
     settlement: SettleResponse
     dealer: int = Field(description="who dealt this round")
     streak: int = Field(description="连庄 count of this round")
@@ -126,10 +158,10 @@ class RoundOut(OutModel):
     updated_at: str
     summary: RoundSummaryOut
 
-    @field_serializer("round")
-    def _as_entered(self, round_: RoundIn) -> dict[str, Any]:
-        # the keys the client gave, no defaults added: a round reads back as it was entered
-        return round_.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    @classmethod
+    def of(cls, round_: object) -> RoundOut:
+        """A stored round (``tables.RoundRecord``)."""
+        return cls.model_validate(round_, from_attributes=True)
 
 
 class RoundList(OutModel):
@@ -174,6 +206,11 @@ class ProfileOut(OutModel):
     created_at: str
     updated_at: str
 
+    @classmethod
+    def of(cls, profile: object) -> ProfileOut:
+        """A saved house profile (``tables.Profile``)."""
+        return cls.model_validate(profile, from_attributes=True)
+
 
 class ProfileList(OutModel):
     profiles: list[ProfileOut]
@@ -192,6 +229,11 @@ class CalibrationOut(OutModel):
     recalibrate: str | None = Field(None, description="why it no longer fits the service's crop classifier (the "
                                                       "models were retrained): photos are read without it")
     calibration: CalibrationFile | None = Field(None, description="the calibration JSON itself (?full=true)")
+
+    @classmethod
+    def of(cls, kept: object, recalibrate: str | None) -> CalibrationOut:
+        """A table's kept calibration (``tables.CalibrationRecord``) and why it no longer fits, if it does not."""
+        return cls.model_validate(kept, from_attributes=True).model_copy(update={"recalibrate": recalibrate})
 
 
 class TableCalibration(OutModel):

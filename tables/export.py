@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from scoring.scorebook import outcome_words
@@ -35,13 +36,23 @@ def to_csv(table: TableRecord, rounds: Sequence[RoundRecord]) -> str:
     writer.writerow(["number", "dealer", "outcome", "hand type", "fan", *names,
                      *(_cell(f"{p} total") for p in table.players)])
     for r in rounds:
-        writer.writerow([r.number, _cell(table.players[r.dealer]), _cell(outcome_words(r.round, table.players)),
+        writer.writerow([r.number, _cell(table.players[r.dealer]), _cell(outcome_words(r.round.entered(), table.players)),
                          *_hand_type(r), *r.deltas, *r.totals_after])
     writer.writerow(["total", "", "", "", "", *table.totals, *table.totals])
     return out.getvalue()
 
 
 def to_json(table: TableRecord, rounds: Sequence[RoundRecord], by_view: bool = False) -> dict[str, Any]:
-    """The table and its rounds; ``by_view``: as its view link shows it, without the table's id."""
-    return {"table": table.view_dict() if by_view else table.to_dict(),
-            "rounds": [{**r.to_dict(), "outcome": outcome_words(r.round, table.players)} for r in rounds]}
+    """The table and its rounds; ``by_view``: as its view link shows it, without the table's id. Each round with
+    ``state``, what the engine saw: the round as entered with the table's rules, its dealer and streak (what the
+    ``rounds.state`` column holds)."""
+    return {"table": table.view_dict() if by_view else table.to_dict(), "rounds": [_round_json(table, r) for r in rounds]}
+
+
+def _round_json(table: TableRecord, r: RoundRecord) -> dict[str, Any]:
+    entered = r.round.entered()
+    return {"number": r.number, "round": entered, "settlement": r.settlement.model_dump(mode="json"),
+            "dealer": r.dealer, "streak": r.streak, "deltas": r.deltas, "totals_after": r.totals_after,
+            "state": {**entered, "rules": table.rules, "dealer": r.dealer, "streak": r.streak},
+            "engine_version": r.engine_version, "created_at": r.created_at, "updated_at": r.updated_at,
+            "summary": asdict(r.summary), "outcome": outcome_words(entered, table.players)}

@@ -17,6 +17,7 @@ from tables.payments import settle_up
 
 router = APIRouter(prefix="/v1/views", tags=["tables"], responses={
     404: {"model": ErrorResponse, "description": "no table has this view id (`table_not_found`)"},
+    422: {"model": ErrorResponse, "description": "invalid input (a query parameter), with the reason"},
     503: {"model": ErrorResponse, "description": "the database cannot be reached"}})
 
 
@@ -39,7 +40,7 @@ def view_rounds(request: Request, view_id: str) -> RoundList:
     table = _viewed(store, view_id)
     with store_errors():
         rounds = store.list_rounds(table.id)
-    return RoundList(rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds])
+    return RoundList(rounds=[RoundOut.of(r) for r in rounds])
 
 
 @router.get("/{view_id}/export", summary="A table's history by its view id, as CSV or JSON",
