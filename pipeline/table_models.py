@@ -11,7 +11,7 @@ the store, which sits beside the shells).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, Self
 
 from pydantic import Field, GetJsonSchemaHandler, PlainSerializer, StrictInt, StrictStr
 from pydantic.json_schema import JsonSchemaValue
@@ -32,6 +32,17 @@ from pipeline.models import (
 )
 
 Name = StrictStr
+
+
+class KeyedTableLike(Protocol):
+    """What an answer needs of ``tables.KeyedTable``: the table, its edit key and the links to it."""
+
+    table: object
+    edit_key: str
+
+    def edit_url(self, base_url: str = "") -> str: ...
+
+    def view_url(self, base_url: str = "") -> str: ...
 
 
 class RoundIn(HandEnd):
@@ -80,14 +91,14 @@ class TableView(OutModel):
     updated_at: str
     finished: bool = Field(False, description="finished (结账): rounds can no longer be added, edited or undone")
 
+    @classmethod
+    def of(cls, table: object) -> Self:
+        """A stored table (``tables.TableRecord``); a view leaves out its id."""
+        return cls.model_validate(table, from_attributes=True)
+
 
 class TableOut(TableView):
     id: str
-
-    @classmethod
-    def of(cls, table: object) -> TableOut:
-        """A stored table (``tables.TableRecord``)."""
-        return cls.model_validate(table, from_attributes=True)
 
 
 class TableCreated(TableOut):
@@ -97,6 +108,13 @@ class TableCreated(TableOut):
     edit_url: str = Field(description="the page with the table open for writing (the key in the fragment, which "
                                       "browsers never send): /#table={id}&key={edit_key}")
     view_url: str = Field(description="the page showing the table, read only: /t/{view_id}")
+
+    @classmethod
+    def of_keyed(cls, keyed: KeyedTableLike, base_url: str = "") -> TableCreated:
+        """A table with its edit key (``tables.KeyedTable``) and its links, relative to the page's address unless
+        ``base_url`` is given."""
+        return cls(**TableOut.of(keyed.table).model_dump(), edit_key=keyed.edit_key,
+                   edit_url=keyed.edit_url(base_url), view_url=keyed.view_url(base_url))
 
 
 class TableList(OutModel):
@@ -182,6 +200,11 @@ class Payments(OutModel):
     per_point: float = Field(description="the money one point is worth")
     totals: list[int] = Field(description="each seat's points, as the table stands")
     amounts: list[float] = Field(description="each seat's money: received minus paid, summing to zero")
+
+    @classmethod
+    def of(cls, settled: object) -> Payments:
+        """结账 as ``tables.payments.settle_up`` answers it (``SettleUp``; money to the cent as numbers)."""
+        return cls.model_validate(settled, from_attributes=True)
 
 
 class TableUpdated(OutModel):

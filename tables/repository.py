@@ -35,6 +35,7 @@ from scoring.rules import get_rules
 from scoring.scorebook import (
     Carry,
     PlayedRound,
+    RulesSpec,
     Scorebook,
     new_scorebook,
     play_round,
@@ -107,7 +108,7 @@ class TableRecord:
     id: str
     name: str
     players: list[str]
-    rules: Any
+    rules: RulesSpec  # a preset or {"preset", …overrides}, as given
     dealer: int  # who deals the next hand
     streak: int  # 连庄 count of the next hand
     rounds: int
@@ -133,11 +134,13 @@ class KeyedTable:
     table: TableRecord
     edit_key: str
 
-    def to_dict(self, base_url: str = "") -> dict[str, Any]:
-        """The table, the key and its links (relative to the page's address unless ``base_url`` is given)."""
-        return {**self.table.to_dict(), "edit_key": self.edit_key,
-                "edit_url": edit_url(self.table.id, self.edit_key, base_url),
-                "view_url": view_url(self.table.view_id, base_url)}
+    def edit_url(self, base_url: str = "") -> str:
+        """The page with the table open for writing (relative to the page's address unless ``base_url`` is given)."""
+        return edit_url(self.table.id, self.edit_key, base_url)
+
+    def view_url(self, base_url: str = "") -> str:
+        """The page showing the table, read only."""
+        return view_url(self.table.view_id, base_url)
 
 
 @dataclass(frozen=True)
@@ -198,12 +201,9 @@ class CalibrationRecord:
 @dataclass(frozen=True)
 class Profile:
     name: str
-    rules: Any
+    rules: RulesSpec  # a preset or {"preset", …overrides}, as saved
     created_at: str
     updated_at: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _now() -> dt.datetime:

@@ -228,10 +228,9 @@ def _table_lines(table: TableRecord, rounds: list[RoundRecord] | None = None) ->
 
 
 def _key_lines(keyed: KeyedTable, base_url: str) -> list[str]:
-    links = keyed.to_dict(base_url)
     return [f"edit key: {keyed.edit_key}  (shown once; `zhuoji table key {keyed.table.id}` issues a new one)",
-            f"edit link: {links['edit_url']}  (opens the table for writing: share it only with the players)",
-            f"view link: {links['view_url']}  (read only)"]
+            f"edit link: {keyed.edit_url(base_url)}  (opens the table for writing: share it only with the players)",
+            f"view link: {keyed.view_url(base_url)}  (read only)"]
 
 
 def run_new(args: argparse.Namespace) -> int:
@@ -239,7 +238,7 @@ def run_new(args: argparse.Namespace) -> int:
     store = _open(args)
     keyed = _call(store.create_table, args.name, players, _rules_arg(args.rules), args.dealer, args.profile)
     if args.json:
-        print_model(TableCreated.model_validate(keyed.to_dict(args.base_url)))  # the body of POST /v1/tables
+        print_model(TableCreated.of_keyed(keyed, args.base_url))  # the body of POST /v1/tables
     else:
         print("\n".join(_table_lines(keyed.table)))
         print(f"table {keyed.table.id} stored in {store.location}")
@@ -250,7 +249,7 @@ def run_new(args: argparse.Namespace) -> int:
 def run_key(args: argparse.Namespace) -> int:
     keyed = _call(_open(args).issue_edit_key, args.id)
     if args.json:
-        print_model(TableCreated.model_validate(keyed.to_dict(args.base_url)))
+        print_model(TableCreated.of_keyed(keyed, args.base_url))
     else:
         print(f"a new edit key for table {keyed.table.id} ({keyed.table.name}): the old one no longer writes")
         print("\n".join(_key_lines(keyed, args.base_url)))
@@ -343,7 +342,7 @@ def run_pay(args: argparse.Namespace) -> int:
     table = _call(store.get_table, args.id)
     result = settle_up(table.totals, args.per_point)
     if args.json:
-        print_model(Payments.model_validate(result.to_dict()))  # the body of GET …/payments
+        print_model(Payments.of(result))  # the body of GET …/payments
         return 0
     names = table.players
     print(f"{table.name}: 结账 (settle up), {result.per_point} per point")

@@ -64,7 +64,7 @@ def create_table(request: Request, req: TableCreate) -> TableCreated:
     store = table_store(request)
     with store_errors("invalid_table"):
         keyed = store.create_table(req.name, req.players, req.rules, req.dealer, req.profile)
-    return TableCreated.model_validate(keyed.to_dict())
+    return TableCreated.of_keyed(keyed)
 
 
 @router.get("/tables", response_model=TableList, summary="Tables, newest first (the admin key)",
@@ -109,7 +109,7 @@ def payments(request: Request, table_id: str,
     rounded to the cent; every seat's net equals its total."""
     with store_errors():
         table = table_store(request).get_table(table_id)
-        return Payments.model_validate(settle_up(table.totals, str(per_point)).to_dict())
+        return Payments.of(settle_up(table.totals, str(per_point)))
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundAdded,

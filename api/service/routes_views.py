@@ -31,7 +31,7 @@ def _viewed(store: TableStore, view_id: str) -> TableRecord:
 
 @router.get("/{view_id}", response_model=TableView, summary="A table by its view id: totals, dealer, streak")
 def get_view(request: Request, view_id: str) -> TableView:
-    return TableView.model_validate(_viewed(table_store(request), view_id).view_dict())
+    return TableView.of(_viewed(table_store(request), view_id))
 
 
 @router.get("/{view_id}/rounds", response_model=RoundList, summary="A table's rounds by its view id")
@@ -60,4 +60,4 @@ def view_payments(request: Request, view_id: str,
                   ) -> Payments:
     """As ``GET /v1/tables/{id}/payments``: the other phones see who pays whom at the end of the evening."""
     table = _viewed(table_store(request), view_id)
-    return Payments.model_validate(settle_up(table.totals, str(per_point)).to_dict())
+    return Payments.of(settle_up(table.totals, str(per_point)))
