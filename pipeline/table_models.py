@@ -11,7 +11,7 @@ the store, which sits beside the shells).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Protocol, Self
+from typing import Annotated, Any, Protocol, Self, TypeVar
 
 from pydantic import Field, GetJsonSchemaHandler, PlainSerializer, StrictInt, StrictStr
 from pydantic.json_schema import JsonSchemaValue
@@ -27,6 +27,7 @@ from pipeline.models import (
     RulesSpec,
     RuleValue,
     Seat,
+    SettleRequest,
     SettleResponse,
     StrictModel,
 )
@@ -51,18 +52,34 @@ class RoundIn(HandEnd):
     def entered(self) -> dict[str, Any]:
         """The round's JSON as entered: the keys the client gave, no defaults added (what a table keeps in its
         ``rounds.round`` column and shows back)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        return _as_entered(self)
 
 
-class _RoundInSchema:
-    """The answer's schema of a round as entered is the round model's own: its keys are a subset of those."""
+Request = TypeVar("Request", bound=StrictModel)
+
+
+def _as_entered(request: StrictModel) -> dict[str, Any]:
+    return request.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class _SchemaOf:
+    """An answer's schema of a request model shown as entered is the model's own: its keys are a subset of those."""
+
+    def __init__(self, model: type[StrictModel]) -> None:
+        self.model = model
 
     def __get_pydantic_json_schema__(self, _core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        return handler(RoundIn.__pydantic_core_schema__)
+        return handler(self.model.__pydantic_core_schema__)
 
 
-# A round in an answer: as entered (``RoundIn.entered``), so it reads back as it was written.
-EnteredRound = Annotated[RoundIn, PlainSerializer(RoundIn.entered, return_type=Any), _RoundInSchema()]
+def as_entered(model: type[Request]) -> Any:
+    """``model`` in an answer as it was entered: the keys the client gave, no defaults added (a round reads back as
+    it was written); its schema is the model's."""
+    return Annotated[model, PlainSerializer(_as_entered, return_type=Any), _SchemaOf(model)]
+
+
+EnteredRound = as_entered(RoundIn)
+EnteredState = as_entered(SettleRequest)
 
 
 class TableCreate(StrictModel):
@@ -184,6 +201,19 @@ class RoundOut(OutModel):
 
 class RoundList(OutModel):
     rounds: list[RoundOut]
+
+
+class ExportedRound(RoundOut):
+    state: EnteredState = Field(description="what the engine saw: the round as entered with the table's rules, "
+                                            "this round's dealer and streak")
+    outcome: str = Field(description="the outcome in plain words, the players named")
+
+
+class TableExport(OutModel):
+    """A table's history as one JSON file (``GET …/export?format=json``, ``zhuoji table export --format json``)."""
+
+    table: TableOut | TableView = Field(description="the table; by its view id without its id")
+    rounds: list[ExportedRound]
 
 
 class PaymentOut(OutModel):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import asdict
-from typing import Any
 
+from pipeline.models import SettleRequest
+from pipeline.table_models import ExportedRound, RoundOut, TableExport, TableOut, TableView
 from scoring.scorebook import outcome_words
 from tables.repository import RoundRecord, TableRecord
 
@@ -42,17 +42,14 @@ def to_csv(table: TableRecord, rounds: Sequence[RoundRecord]) -> str:
     return out.getvalue()
 
 
-def to_json(table: TableRecord, rounds: Sequence[RoundRecord], by_view: bool = False) -> dict[str, Any]:
-    """The table and its rounds; ``by_view``: as its view link shows it, without the table's id. Each round with
-    ``state``, what the engine saw: the round as entered with the table's rules, its dealer and streak (what the
-    ``rounds.state`` column holds)."""
-    return {"table": table.view_dict() if by_view else table.to_dict(), "rounds": [_round_json(table, r) for r in rounds]}
+def to_json(table: TableRecord, rounds: Sequence[RoundRecord], by_view: bool = False) -> TableExport:
+    """The table and its rounds; ``by_view``: as its view link shows it, without the table's id."""
+    return TableExport(table=TableView.of(table) if by_view else TableOut.of(table),
+                       rounds=[_exported(table, r) for r in rounds])
 
 
-def _round_json(table: TableRecord, r: RoundRecord) -> dict[str, Any]:
+def _exported(table: TableRecord, r: RoundRecord) -> ExportedRound:
     entered = r.round.entered()
-    return {"number": r.number, "round": entered, "settlement": r.settlement.model_dump(mode="json"),
-            "dealer": r.dealer, "streak": r.streak, "deltas": r.deltas, "totals_after": r.totals_after,
-            "state": {**entered, "rules": table.rules, "dealer": r.dealer, "streak": r.streak},
-            "engine_version": r.engine_version, "created_at": r.created_at, "updated_at": r.updated_at,
-            "summary": asdict(r.summary), "outcome": outcome_words(entered, table.players)}
+    # What the engine saw, as the rounds.state column keeps it: the round with the table's rules, dealer, streak.
+    state = SettleRequest.model_validate({**entered, "rules": table.rules, "dealer": r.dealer, "streak": r.streak})
+    return ExportedRound(**dict(RoundOut.of(r)), state=state, outcome=outcome_words(entered, table.players))

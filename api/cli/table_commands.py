@@ -373,8 +373,8 @@ def run_export(args: argparse.Namespace) -> int:
     store = _open(args)
     table = _call(store.get_table, args.id)
     rounds = _call(store.list_rounds, args.id)
-    text = to_csv(table, rounds) if args.format == "csv" else json.dumps(to_json(table, rounds), ensure_ascii=False,
-                                                                         indent=1) + "\n"
+    text = to_csv(table, rounds) if args.format == "csv" else json.dumps(
+        to_json(table, rounds).model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n"
     if args.output is None:
         sys.stdout.write(text)
     else:

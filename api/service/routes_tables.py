@@ -10,7 +10,6 @@ gets 409 with the table as it is now next to the error, so the client can reload
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -33,6 +32,7 @@ from pipeline.table_models import (
     StaleTable,
     TableCreate,
     TableCreated,
+    TableExport,
     TableList,
     TableOut,
     TableUpdated,
@@ -53,6 +53,8 @@ router = APIRouter(prefix="/v1", tags=["tables"], responses=ERRORS)
 ExpectedVersion = Annotated[int, Query(ge=1, description="the table version this change was based on")]
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=200,
                                               description="a retry with the same key stores the round once")]
+EXPORT: dict[str, Any] = {"model": TableExport, "description": "the history: CSV with format=csv, JSON with format=json",
+                          "content": {"text/csv": {"schema": {"type": "string"}}}}
 _KEY = re.compile(r"[\x21-\x7e]{1,200}")
 
 
@@ -164,7 +166,7 @@ def remove_round(request: Request, table_id: str, number: int,
 
 
 @router.get("/tables/{table_id}/export", summary="History as CSV (one row per round) or JSON",
-            responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
+            responses={200: EXPORT})
 def export(request: Request, table_id: str, format: Literal["csv", "json"] = "csv") -> Response:
     store = table_store(request)
     with store_errors():
@@ -180,8 +182,7 @@ def export_answer(table: TableRecord, rounds: list[RoundRecord], format: Literal
     headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
     if format == "csv":
         return Response(to_csv(table, rounds), media_type="text/csv; charset=utf-8", headers=headers)
-    return Response(json.dumps(to_json(table, rounds, by_view), ensure_ascii=False), media_type="application/json",
-                    headers=headers)
+    return Response(to_json(table, rounds, by_view).model_dump_json(), media_type="application/json", headers=headers)
 
 
 @router.put("/profiles/{name}", response_model=ProfileOut, summary="Save house rules under a name (the admin key)",

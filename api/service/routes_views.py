@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request, Response
 from api.service.deps import store_errors, table_store
 from api.service.errors import ApiError
 from api.service.responses import ErrorResponse
-from api.service.routes_tables import export_answer
+from api.service.routes_tables import EXPORT, export_answer
 from pipeline.table_models import Payments, RoundList, RoundOut, TableView
 from tables import TableNotFound, TableRecord, TableStore
 from tables.payments import settle_up
@@ -44,7 +44,7 @@ def view_rounds(request: Request, view_id: str) -> RoundList:
 
 
 @router.get("/{view_id}/export", summary="A table's history by its view id, as CSV or JSON",
-            responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
+            responses={200: EXPORT})
 def view_export(request: Request, view_id: str, format: Literal["csv", "json"] = "csv") -> Response:
     store = table_store(request)
     table = _viewed(store, view_id)
