@@ -145,8 +145,8 @@ class KeyedTable:
 
 @dataclass(frozen=True)
 class RoundRecord:
-    """A stored round. What the engine saw (the ``state`` column) is this round with the table's rules, ``dealer``
-    and ``streak``; it is kept in the database, and nothing reads it back but the export."""
+    """A stored round. What the engine saw (the ``state`` column, kept for the record) is this round with the
+    table's rules, ``dealer`` and ``streak``: the export rebuilds it from those."""
 
     number: int
     round: RoundIn  # as entered: players, outcome, flipped, first_1s (``RoundIn.entered`` is its JSON)
