@@ -338,7 +338,8 @@ class TableStore:
     def _book(conn: sa.Connection, row: sa.Row) -> Scorebook:
         inputs = conn.execute(sa.select(rounds.c.round).where(rounds.c.table_id == row.id)
                               .order_by(rounds.c.number)).scalars().all()
-        return Scorebook(tuple(row.players), row.rules, row.first_dealer, tuple(inputs))
+        return Scorebook(tuple(row.players), row.rules, row.first_dealer,
+                         tuple(RoundIn.model_validate(r) for r in inputs))
 
     # ------------------------------------------------------------------ tables
 
@@ -464,7 +465,7 @@ class TableStore:
             self._check_open(row)
             self._check_version(row, expected_version)
             # Only the new round is settled: the table row carries what the round before handed on.
-            played = play_round(row.rules, row.round_count + 1, entered,
+            played = play_round(row.rules, row.round_count + 1, round_,
                                 Carry(row.dealer, row.streak, tuple(row.totals)), row.players)
             now = _now()
             conn.execute(rounds.insert().values(**_round_values(table_id, played, now, now)))
@@ -480,8 +481,7 @@ class TableStore:
     def replace_round(self, table_id: str, number: int, round_: RoundIn,
                       expected_version: int | None) -> TableRecord:
         """Edit round ``number``; it and every later round are settled again."""
-        entered = round_.entered()
-        return self._rewrite(table_id, number, expected_version, lambda book: replace_round(book, number, entered))
+        return self._rewrite(table_id, number, expected_version, lambda book: replace_round(book, number, round_))
 
     def remove_round(self, table_id: str, number: int, expected_version: int | None) -> TableRecord:
         """Undo round ``number`` (any round); later rounds move up one number and are settled again."""

@@ -10,11 +10,13 @@ import pytest
 import sqlalchemy as sa
 
 from pipeline.table_models import RoundOut
+from scoring.scorebook import Carry, play_round
 from tables import TableStore
 from tables.db import downgrade
 from tables.export import to_json
 from tables.schema import rounds as rounds_table
-from tests.tables.support import draw_round, entered, win_round
+from tests.scoring.settle_tables import EXAMPLES
+from tests.tables.support import draw_round, entered, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 
@@ -85,3 +87,25 @@ def test_a_round_reads_back_as_entered_not_as_the_model_fills_it(db_url):
         assert exported["state"] == state
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_a_checked_round_settles_as_its_json_does(name):
+    """The store settles a round as the checked value it was given (``RoundIn.to_table``, not parsed again); a script's
+    JSON round goes through the engine's JSON adapter. Both give the same settlement, state and totals, on every
+    worked example (docs/rules.md#examples) dealt as it says."""
+    state = copy.deepcopy(EXAMPLES[name])
+    rules, carry = state.pop("rules"), Carry(state.pop("dealer"), state.pop("streak"), (0, 0, 0, 0))
+    by_json = play_round(rules, 1, state, carry, NAMES)
+    checked = play_round(rules, 1, entered(state), carry, NAMES)
+    assert checked == by_json
+
+
+def test_a_checked_round_is_refused_in_the_same_words():
+    state = impossible_round()
+    carry = Carry(0, 1, (0, 0, 0, 0))
+    with pytest.raises(ValueError) as by_json:
+        play_round("gy-normal", 3, state, carry, NAMES)
+    with pytest.raises(ValueError) as checked:
+        play_round("gy-normal", 3, entered(state), carry, NAMES)
+    assert str(checked.value) == str(by_json.value) and str(by_json.value).startswith("round 3: ")
