@@ -55,7 +55,7 @@ class RoundIn(HandEnd):
         return _as_entered(self)
 
 
-Request = TypeVar("Request", bound=StrictModel)
+RequestModel = TypeVar("RequestModel", bound=StrictModel)
 
 
 def _as_entered(request: StrictModel) -> dict[str, Any]:
@@ -72,7 +72,7 @@ class _SchemaOf:
         return handler(self.model.__pydantic_core_schema__)
 
 
-def as_entered(model: type[Request]) -> Any:
+def as_entered(model: type[RequestModel]) -> Any:
     """``model`` in an answer as it was entered: the keys the client gave, no defaults added (a round reads back as
     it was written); its schema is the model's."""
     return Annotated[model, PlainSerializer(_as_entered, return_type=Any), _SchemaOf(model)]
