@@ -343,7 +343,7 @@ class TableStore:
 
     # ------------------------------------------------------------------ tables
 
-    def create_table(self, name: str, players: Sequence[str], rules: Any = None, dealer: int = 0,
+    def create_table(self, name: str, players: Sequence[str], rules: RulesSpec | None = None, dealer: int = 0,
                      profile: str | None = None) -> KeyedTable:
         """A new table and its edit key (only its hash is kept); ``rules`` is a preset or
         ``{"preset", …overrides}``, or ``profile`` names saved rules."""
@@ -599,7 +599,7 @@ class TableStore:
         return Profile(row.name, row.rules, _iso(row.created_at), _iso(row.updated_at))
 
     @classmethod
-    def _profile_rules(cls, conn: sa.Connection, name: str) -> Any:
+    def _profile_rules(cls, conn: sa.Connection, name: str) -> RulesSpec:
         """The rules a table starts from: the house profile saved under ``name``, else the shipped example
         profile of that name (scoring/profiles.py: 遵义, 安顺 …), so a table can start from one without saving it."""
         try:
@@ -610,7 +610,7 @@ class TableStore:
                 raise
             return dict(example.rules)
 
-    def save_profile(self, name: str, rules: Any = None, from_table: str | None = None) -> Profile:
+    def save_profile(self, name: str, rules: RulesSpec | None = None, from_table: str | None = None) -> Profile:
         """Save named house rules, given or copied from a table; saving a name again replaces its rules.
         :class:`InvalidProfile` for a name or rules that cannot be saved."""
         try:
