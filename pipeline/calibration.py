@@ -77,11 +77,16 @@ def calibration_file(path: str | os.PathLike) -> CalibrationFile:
     with a table."""
     text = read_file(path, MAX_FILE_BYTES)
     try:
-        return check_calibration(CalibrationIn.model_validate_json(text))
-    except UnicodeDecodeError as exc:
-        raise Refused("invalid_calibration", f"{path} is not JSON ({exc})") from None
+        calibration = CalibrationIn.model_validate_json(text)
     except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            raise Refused("invalid_calibration", f"{path} is not JSON ({first['msg']})") from None
         raise Refused("invalid_calibration", f"{path}: {validation_line(exc)}") from None
+    try:
+        return check_calibration(calibration)
+    except Refused as exc:
+        raise Refused(exc.code, f"{path}: {exc.message}") from None
 
 
 def parse_calibration_text(text: str | None, source: str = "calibration") -> Calibration | None:

@@ -329,3 +329,22 @@ def test_teach_a_table_its_set_on_the_command_line(capsys, db_url, tmp_path: Pat
     assert code == 2 and "calibration" in err
     code, out, _ = run(capsys, "table", "calibrate", tid, "--clear", "--db", db_url)
     assert code == 0 and "forgotten" in out and "calibration: none" in out
+
+
+def test_a_calibration_file_kept_from_the_command_line_is_checked_as_the_put_body(capsys, sqlite_url, tmp_path):
+    """``zhuoji table calibrate ID set.json`` keeps what ``zhuoji calibrate --out`` wrote; a file with a key no
+    calibration has, one that is no JSON, or references that do not parse is one line and exit 2, nothing kept."""
+    code, out, _ = run(capsys, "table", "new", "Friday", "--players", ",".join(NAMES), "--db", sqlite_url, "--json")
+    tid = json.loads(out)["id"]
+    good = tmp_path / "set.json"
+    good.write_text(json.dumps(made_calibration()), encoding="utf-8")
+    code, out, _ = run(capsys, "table", "calibrate", tid, str(good), "--db", sqlite_url, "--json")
+    assert code == 0 and json.loads(out)["calibration"]["disagreed"][1] == {"tile": "7s", "read_as": "9s"}
+    bad = {"extra.json": json.dumps({**made_calibration(), "colour": "green"}), "text.json": "{nope",
+           "refs.json": json.dumps({**made_calibration(), "references_f16": "###"})}
+    for name, text in bad.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        code, out, err = run(capsys, "table", "calibrate", tid, str(tmp_path / name), "--db", sqlite_url)
+        assert code == 2 and not out and len(err.strip().splitlines()) == 1 and name in err, (name, err)
+    code, out, _ = run(capsys, "table", "show", tid, "--db", sqlite_url, "--json")
+    assert json.loads(out)["table"]["version"] == 2  # only the good file was kept
