@@ -24,6 +24,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from pipeline.table_models import RoundIn
 from scoring.scorebook import TABLE_KEYS, add_round, new_scorebook, replay
 from tables import StaleVersion, TableStore
 from tests.tables.throwaway import PostgresUnavailable, throwaway_postgres
@@ -47,10 +48,15 @@ def draw_round() -> dict:
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 ROUNDS = [win_round(1), win_round(2), draw_round(), win_round(3), win_round(0), win_round(2)]
+ENTERED = [RoundIn.model_validate(r) for r in ROUNDS]  # as the service hands them to the store, checked once
 
 
 def _round(i: int) -> dict:
     return ROUNDS[i % len(ROUNDS)]
+
+
+def _entered(i: int) -> RoundIn:
+    return ENTERED[i % len(ENTERED)]
 
 
 def bench_backend(label: str, url: str, n_rounds: int, n_replay: int) -> None:
@@ -59,7 +65,7 @@ def bench_backend(label: str, url: str, n_rounds: int, n_replay: int) -> None:
         t0 = time.perf_counter()
         table = store.create_table("sixteen", NAMES).table
         for i in range(16):
-            store.add_round(table.id, _round(i), None)
+            store.add_round(table.id, _entered(i), None)
         t1 = time.perf_counter()
         back, rounds = store.get_table(table.id), store.list_rounds(table.id)
         t2 = time.perf_counter()
@@ -70,7 +76,7 @@ def bench_backend(label: str, url: str, n_rounds: int, n_replay: int) -> None:
         table = store.create_table("one writer", NAMES).table
         t0 = time.perf_counter()
         for i in range(n_rounds):
-            store.add_round(table.id, _round(i), None)
+            store.add_round(table.id, _entered(i), None)
         dt = time.perf_counter() - t0
         print(f"{label}: {n_rounds / dt:.0f} rounds/s, one writer ({dt / n_rounds * 1000:.2f} ms per round)")
 
@@ -82,7 +88,7 @@ def bench_backend(label: str, url: str, n_rounds: int, n_replay: int) -> None:
                 while True:
                     version = store.get_table(table.id).version
                     try:
-                        store.add_round(table.id, _round(w + i), version)
+                        store.add_round(table.id, _entered(w + i), version)
                         break
                     except StaleVersion:
                         stale[0] += 1
@@ -100,9 +106,9 @@ def bench_backend(label: str, url: str, n_rounds: int, n_replay: int) -> None:
 
         table = store.create_table("long evening", NAMES).table
         for i in range(n_replay):
-            store.add_round(table.id, _round(i), None)
+            store.add_round(table.id, _entered(i), None)
         t0 = time.perf_counter()
-        edited = store.replace_round(table.id, 1, win_round(3), None)
+        edited = store.replace_round(table.id, 1, RoundIn.model_validate(win_round(3)), None)
         dt = time.perf_counter() - t0
         assert edited.rounds == n_replay and sum(edited.totals) == 0
         print(f"{label}: edit round 1 of {n_replay}: every round settled again and rewritten in {dt:.2f} s")

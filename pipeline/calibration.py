@@ -4,16 +4,16 @@ way, with :class:`~pipeline.errors.Refused`)."""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
+from pydantic import ValidationError
 
-from pipeline.errors import Refused
+from pipeline.errors import Refused, validation_line
 from pipeline.images import decode_photo
-from pipeline.models import CalibrationFile, CalibrationNote, DisagreedTile
+from pipeline.models import CalibrationFile, CalibrationIn, CalibrationNote, DisagreedTile
 from vision.calibrate import (
     MAX_FILE_BYTES,
     SUITED,
@@ -71,13 +71,22 @@ def read_calibration_file(path: str | os.PathLike) -> Calibration:
         raise Refused("invalid_calibration", str(exc)) from None
 
 
-def calibration_file_json(path: str | os.PathLike) -> dict[str, Any]:
-    """The calibration JSON in a file, checked (:func:`check_calibration_json`), to keep with a table."""
+def calibration_file(path: str | os.PathLike) -> CalibrationFile:
+    """The calibration in a file written by ``zhuoji calibrate --out``, checked as ``PUT
+    /v1/tables/{id}/calibration`` checks its body (:class:`CalibrationIn`, :func:`check_calibration`), to keep
+    with a table."""
     text = read_file(path, MAX_FILE_BYTES)
     try:
-        return check_calibration_json(json.loads(text))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise Refused("invalid_calibration", f"{path} is not JSON ({exc})") from None
+        calibration = CalibrationIn.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            raise Refused("invalid_calibration", f"{path} is not JSON ({first['msg']})") from None
+        raise Refused("invalid_calibration", f"{path}: {validation_line(exc)}") from None
+    try:
+        return check_calibration(calibration)
+    except Refused as exc:
+        raise Refused(exc.code, f"{path}: {exc.message}") from None
 
 
 def parse_calibration_text(text: str | None, source: str = "calibration") -> Calibration | None:
@@ -102,14 +111,15 @@ def calibrated(detector: Detector, calibration: Calibration, image: np.ndarray, 
         raise Refused("invalid_calibration", str(exc)) from None
 
 
-def check_calibration_json(obj: Any) -> dict[str, Any]:
-    """A calibration JSON a client sends to keep (``PUT /v1/tables/{id}/calibration``), refused
-    (``invalid_calibration``) unless it parses; returned as given."""
+def check_calibration(calibration: CalibrationFile) -> CalibrationFile:
+    """A calibration a client sends to keep (``PUT /v1/tables/{id}/calibration``), refused
+    (``invalid_calibration``) unless its references parse (version, tiles, shape, base64 float16 numbers);
+    returned as given."""
     try:
-        Calibration.from_json(obj)
+        Calibration.from_json(calibration.model_dump(mode="json"))
     except CalibrationError as exc:
         raise Refused("invalid_calibration", str(exc)) from None
-    return obj
+    return calibration
 
 
 def calibration_problem(detector: Detector | None, model: str, kind: str, model_sha256: str | None) -> str | None:
@@ -137,12 +147,12 @@ class KeptCalibration:
     problem: str | None = None
 
 
-def kept_calibration(obj: Any | None) -> KeptCalibration:
-    """The :class:`KeptCalibration` of a table's stored calibration JSON (None: the table has none)."""
-    if obj is None:
+def kept_calibration(kept: CalibrationFile | None) -> KeptCalibration:
+    """The :class:`KeptCalibration` of a table's stored calibration (None: the table has none)."""
+    if kept is None:
         return KeptCalibration()
     try:
-        return KeptCalibration(Calibration.from_json(obj))
+        return KeptCalibration(Calibration.from_json(kept.model_dump(mode="json")))
     except CalibrationError as exc:
         return KeptCalibration(problem=str(exc))
 

@@ -584,6 +584,28 @@ class CalibrationFile(OutModel):
     disagreed: list[DisagreedTile] = Field(default_factory=list, description="the tiles the networks named otherwise")
 
 
+class DisagreedTileIn(StrictModel):
+    tile: str = Field(max_length=8, description="the tile at this place of the calibration photo")
+    read_as: str = Field(max_length=8, description="what the networks named it without the calibration")
+
+
+class CalibrationIn(CalibrationFile):
+    """A calibration sent to keep with a table (``PUT /v1/tables/{id}/calibration``, ``zhuoji table calibrate
+    set.json``): the :class:`CalibrationFile` ``POST /v1/calibrate`` answers and ``zhuoji calibrate`` writes, read
+    strictly (unknown keys and wrong types refused); its references are checked by
+    ``pipeline.calibration.check_calibration``."""
+
+    model_config = StrictModel.model_config
+
+    model: str = Field(min_length=1, max_length=200, description="the crop classifier it was made with")
+    model_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$", description="the SHA-256 of that "
+                                                                                "classifier's file")
+    agreement: float = Field(ge=0, le=1, description="share of the 27 tiles the networks named as their place "
+                                                     "says")
+    disagreed: list[DisagreedTileIn] = Field(default_factory=list, max_length=27,
+                                             description="the tiles the networks named otherwise")
+
+
 class CalibrationNote(OutModel):
     """Whether a set's calibration ("teach it your set") named the tiles of this photo, and if not, why."""
 

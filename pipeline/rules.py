@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from pipeline.models import OutModel
+from pipeline.models import OutModel, RuleValue
 from scoring.catalogue import GROUPS, ROUND_FIELDS, SWITCHES, SwitchInfo
 from scoring.profiles import PROFILES
 from scoring.rules import CHOICES, PRESETS, DouValues, Rules
@@ -29,7 +29,7 @@ class PresetOut(OutModel):
     name: str
     title_zh: str
     title_en: str
-    rules: dict[str, Any] = Field(description="every switch and its value in this preset")
+    rules: dict[str, RuleValue] = Field(description="every switch and its value in this preset")
 
 
 class GroupOut(OutModel):
@@ -53,7 +53,7 @@ class SwitchOut(OutModel):
     explanation_en: str
     kind: Literal["bool", "choice", "int", "int_list", "int_map"]
     choices: list[ChoiceOut] | None = Field(None, description="kind choice only")
-    default: Any = Field(description="the value in gy-normal")
+    default: RuleValue = Field(description="the value in gy-normal")
     doc: str = Field(description="its section of the rules reference")
 
 
@@ -62,7 +62,7 @@ class ExampleProfileOut(OutModel):
     title_zh: str
     title_en: str
     source: str = Field(description="where its settings come from")
-    rules: dict[str, Any] = Field(description="a rules object any endpoint accepts: {preset, <switch>: value}")
+    rules: dict[str, RuleValue] = Field(description="a rules object any endpoint accepts: {preset, <switch>: value}")
 
 
 class RoundFieldOut(OutModel):

@@ -3,13 +3,19 @@ and the command line send and get, the same models on both sides.
 
 A round is the ``/v1/settle`` body without ``rules``, ``dealer``, ``streak`` and ``base``: the table decides
 those (its rules; the dealer 庄家 and 连庄 streak carried from the rounds before).
+
+The store (``tables``) takes and gives rounds, settlements and calibrations as these models; its records (frozen
+dataclasses) become answers by ``.of(record)``, which reads the record's attributes (the pipeline does not import
+the store, which sits beside the shells).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Protocol, Self, TypeVar
 
-from pydantic import Field, StrictInt, StrictStr, field_serializer
+from pydantic import Field, GetJsonSchemaHandler, PlainSerializer, StrictInt, StrictStr
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from pipeline.models import (
     CalibrationFile,
@@ -21,6 +27,7 @@ from pipeline.models import (
     RulesSpec,
     RuleValue,
     Seat,
+    SettleRequest,
     SettleResponse,
     StrictModel,
 )
@@ -28,8 +35,51 @@ from pipeline.models import (
 Name = StrictStr
 
 
+class KeyedTableLike(Protocol):
+    """What an answer needs of ``tables.KeyedTable``: the table, its edit key and the links to it."""
+
+    table: object
+    edit_key: str
+
+    def edit_url(self, base_url: str = "") -> str: ...
+
+    def view_url(self, base_url: str = "") -> str: ...
+
+
 class RoundIn(HandEnd):
     """One hand as it ended (docs/rules.md#engine-input), without the keys the table decides (rules, dealer, streak, base)."""
+
+    def entered(self) -> dict[str, Any]:
+        """The round's JSON as entered: the keys the client gave, no defaults added (what a table keeps in its
+        ``rounds.round`` column and shows back)."""
+        return _as_entered(self)
+
+
+RequestModel = TypeVar("RequestModel", bound=StrictModel)
+
+
+def _as_entered(request: StrictModel) -> dict[str, Any]:
+    return request.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class _SchemaOf:
+    """An answer's schema of a request model shown as entered is the model's own: its keys are a subset of those."""
+
+    def __init__(self, model: type[StrictModel]) -> None:
+        self.model = model
+
+    def __get_pydantic_json_schema__(self, _core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(self.model.__pydantic_core_schema__)
+
+
+def as_entered(model: type[RequestModel]) -> Any:
+    """``model`` in an answer as it was entered: the keys the client gave, no defaults added (a round reads back as
+    it was written); its schema is the model's."""
+    return Annotated[model, PlainSerializer(_as_entered, return_type=Any), _SchemaOf(model)]
+
+
+EnteredRound = as_entered(RoundIn)
+EnteredState = as_entered(SettleRequest)
 
 
 class TableCreate(StrictModel):
@@ -58,6 +108,11 @@ class TableView(OutModel):
     updated_at: str
     finished: bool = Field(False, description="finished (结账): rounds can no longer be added, edited or undone")
 
+    @classmethod
+    def of(cls, table: object) -> Self:
+        """A stored table (``tables.TableRecord``); a view leaves out its id."""
+        return cls.model_validate(table, from_attributes=True)
+
 
 class TableOut(TableView):
     id: str
@@ -70,6 +125,13 @@ class TableCreated(TableOut):
     edit_url: str = Field(description="the page with the table open for writing (the key in the fragment, which "
                                       "browsers never send): /#table={id}&key={edit_key}")
     view_url: str = Field(description="the page showing the table, read only: /t/{view_id}")
+
+    @classmethod
+    def of_keyed(cls, keyed: KeyedTableLike, base_url: str = "") -> TableCreated:
+        """A table with its edit key (``tables.KeyedTable``) and its links, relative to the page's address unless
+        ``base_url`` is given."""
+        return cls(**TableOut.of(keyed.table).model_dump(), edit_key=keyed.edit_key,
+                   edit_url=keyed.edit_url(base_url), view_url=keyed.view_url(base_url))
 
 
 class TableList(OutModel):
@@ -88,6 +150,11 @@ class RoundAdded(OutModel):
     number: int = Field(description="1-based round number")
     settlement: SettleResponse
     table: TableOut
+
+    @classmethod
+    def of(cls, added: object) -> RoundAdded:
+        """The store's answer to a round (``tables.AddedRound``)."""
+        return cls.model_validate(added, from_attributes=True)
 
 
 class HandTypeNameOut(OutModel):
@@ -115,7 +182,7 @@ class RoundSummaryOut(OutModel):
 
 class RoundOut(OutModel):
     number: int
-    round: RoundIn = Field(description="as entered")
+    round: EnteredRound = Field(description="as entered")
     settlement: SettleResponse
     dealer: int = Field(description="who dealt this round")
     streak: int = Field(description="连庄 count of this round")
@@ -126,14 +193,27 @@ class RoundOut(OutModel):
     updated_at: str
     summary: RoundSummaryOut
 
-    @field_serializer("round")
-    def _as_entered(self, round_: RoundIn) -> dict[str, Any]:
-        # the keys the client gave, no defaults added: a round reads back as it was entered
-        return round_.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    @classmethod
+    def of(cls, round_: object) -> RoundOut:
+        """A stored round (``tables.RoundRecord``)."""
+        return cls.model_validate(round_, from_attributes=True)
 
 
 class RoundList(OutModel):
     rounds: list[RoundOut]
+
+
+class ExportedRound(RoundOut):
+    state: EnteredState = Field(description="what the engine saw: the round as entered with the table's rules, "
+                                            "this round's dealer and streak")
+    outcome: str = Field(description="the outcome in plain words, the players named")
+
+
+class TableExport(OutModel):
+    """A table's history as one JSON file (``GET …/export?format=json``, ``zhuoji table export --format json``)."""
+
+    table: TableOut | TableView = Field(description="the table; by its view id without its id")
+    rounds: list[ExportedRound]
 
 
 class PaymentOut(OutModel):
@@ -150,6 +230,11 @@ class Payments(OutModel):
     per_point: float = Field(description="the money one point is worth")
     totals: list[int] = Field(description="each seat's points, as the table stands")
     amounts: list[float] = Field(description="each seat's money: received minus paid, summing to zero")
+
+    @classmethod
+    def of(cls, settled: object) -> Payments:
+        """结账 as ``tables.payments.settle_up`` answers it (``SettleUp``; money to the cent as numbers)."""
+        return cls.model_validate(settled, from_attributes=True)
 
 
 class TableUpdated(OutModel):
@@ -174,6 +259,11 @@ class ProfileOut(OutModel):
     created_at: str
     updated_at: str
 
+    @classmethod
+    def of(cls, profile: object) -> ProfileOut:
+        """A saved house profile (``tables.Profile``)."""
+        return cls.model_validate(profile, from_attributes=True)
+
 
 class ProfileList(OutModel):
     profiles: list[ProfileOut]
@@ -192,6 +282,11 @@ class CalibrationOut(OutModel):
     recalibrate: str | None = Field(None, description="why it no longer fits the service's crop classifier (the "
                                                       "models were retrained): photos are read without it")
     calibration: CalibrationFile | None = Field(None, description="the calibration JSON itself (?full=true)")
+
+    @classmethod
+    def of(cls, kept: object, recalibrate: str | None) -> CalibrationOut:
+        """A table's kept calibration (``tables.CalibrationRecord``) and why it no longer fits, if it does not."""
+        return cls.model_validate(kept, from_attributes=True).model_copy(update={"recalibrate": recalibrate})
 
 
 class TableCalibration(OutModel):

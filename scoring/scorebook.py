@@ -7,6 +7,10 @@ table. :func:`replay` settles the rounds in order through ``scoring.settle``: th
 (consecutive hands the same dealer deals) of round n+1 are the ``next_dealer`` / ``next_streak`` of round n,
 so an edited or removed round 3 corrects every dealer, settlement and total after it.
 
+A round is its JSON form (checked here by ``scoring.table.parse_table``, for scripts) or an already checked value
+that makes the engine's :class:`~scoring.table.Table` itself (:class:`EnteredRound`: the service's and the
+CLI's ``RoundIn``), so a round checked at the edge is not checked again.
+
 Totals are whole numbers: each round adds the settlement's per-player ``total`` (fan × 底分 base), and every
 settlement is zero-sum, so the running totals always sum to zero. Bad input raises ``ValueError`` with a
 readable message, naming the round.
@@ -17,13 +21,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from scoring.results import Settlement
-from scoring.rules import get_rules
+from scoring.rules import Rules, get_rules
 from scoring.seat_names import name_seats, named_settlement
 from scoring.settle import settle
-from scoring.table import SEATS
+from scoring.table import SEATS, Table
 
 MAX_NAME = 40
 # Keys a round may not carry: the table decides them (rules, 庄家 dealer, 连庄 streak, 底分 base).
@@ -32,12 +36,24 @@ TABLE_KEYS = ("rules", "dealer", "streak", "base")
 RulesSpec = str | Mapping[str, Any]
 
 
+class EnteredRound(Protocol):
+    """A round already checked where it was entered (``pipeline.table_models.RoundIn``): the engine's table once
+    the table has decided the rest, and the round's JSON as entered."""
+
+    def to_table(self, rules: Rules, **decided: Any) -> Table: ...
+
+    def entered(self) -> dict[str, Any]: ...
+
+
+Round = Mapping[str, Any] | EnteredRound
+
+
 @dataclass(frozen=True)
 class Scorebook:
     players: tuple[str, ...]
     rules: RulesSpec = "gy-normal"
     first_dealer: int = 0
-    rounds: tuple[Mapping[str, Any], ...] = field(default_factory=tuple)
+    rounds: tuple[Round, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
@@ -45,7 +61,7 @@ class PlayedRound:
     """One round after replay: who dealt, the state the engine saw, its settlement, the running totals."""
 
     number: int  # 1-based
-    round: Mapping[str, Any]
+    round: Mapping[str, Any]  # as entered (JSON)
     dealer: int
     streak: int
     state: dict[str, Any]
@@ -123,20 +139,26 @@ def replay(book: Scorebook, start: int = 1, carry: Carry | None = None) -> Stand
     return Standing(carry.dealer, carry.streak, tuple(carry.totals), tuple(played))
 
 
-def play_round(rules: RulesSpec, number: int, round_: Mapping[str, Any], carry: Carry,
+def play_round(rules: RulesSpec, number: int, round_: Round, carry: Carry,
                names: Sequence[str] | None = None) -> PlayedRound:
     """Settle round ``number`` dealt as ``carry`` says: appending a round needs only the round before. With the
     players' ``names`` its explanation and errors name them instead of P0–P3."""
+    entered = round_ if isinstance(round_, Mapping) else round_.entered()
     try:
-        state = round_state(round_, rules, carry.dealer, carry.streak)
-        result = named_settlement(settle(state), names)
+        state = round_state(entered, rules, carry.dealer, carry.streak)
+        if isinstance(round_, Mapping):
+            table: Mapping[str, Any] | Table = state  # the JSON form, parsed by settle
+        else:
+            table = round_.to_table(get_rules(dict(rules) if isinstance(rules, Mapping) else rules),
+                                    dealer=carry.dealer, streak=carry.streak)
+        result = named_settlement(settle(table), names)
     except ValueError as exc:
         raise ValueError(f"round {number}: {name_seats(str(exc), names)}") from None
     deltas = tuple(p.total for p in result.players)
     if sum(deltas):  # the engine's contract; a table must never drift from zero
         raise AssertionError(f"round {number}: settlement is not zero-sum: {deltas}")
     totals = tuple(t + d for t, d in zip(carry.totals, deltas, strict=True))
-    return PlayedRound(number, round_, carry.dealer, carry.streak, state, result, deltas, totals)
+    return PlayedRound(number, entered, carry.dealer, carry.streak, state, result, deltas, totals)
 
 
 def _number(book: Scorebook, n: int) -> int:
@@ -145,14 +167,19 @@ def _number(book: Scorebook, n: int) -> int:
     return n
 
 
-def add_round(book: Scorebook, round_: Mapping[str, Any]) -> Scorebook:
-    return replace(book, rounds=(*book.rounds, copy.deepcopy(dict(round_))))
+def _kept(round_: Round) -> Round:
+    # A JSON round is copied (the caller may change its dict later); a checked one is kept as it is.
+    return copy.deepcopy(dict(round_)) if isinstance(round_, Mapping) else round_
 
 
-def replace_round(book: Scorebook, n: int, round_: Mapping[str, Any]) -> Scorebook:
+def add_round(book: Scorebook, round_: Round) -> Scorebook:
+    return replace(book, rounds=(*book.rounds, _kept(round_)))
+
+
+def replace_round(book: Scorebook, n: int, round_: Round) -> Scorebook:
     """Round ``n`` (1-based) replaced; ``LookupError`` for a round that does not exist."""
     n = _number(book, n)
-    return replace(book, rounds=(*book.rounds[:n - 1], copy.deepcopy(dict(round_)), *book.rounds[n:]))
+    return replace(book, rounds=(*book.rounds[:n - 1], _kept(round_), *book.rounds[n:]))
 
 
 def remove_round(book: Scorebook, n: int) -> Scorebook:

@@ -7,6 +7,7 @@ migrates the schema; the table logic itself is pure and lives in ``scoring.score
 from scoring.scorebook import DuplicatePlayers
 from tables.db import StoreUnavailable, default_database_url, describe
 from tables.repository import (
+    AddedRound,
     CalibrationRecord,
     IdempotencyKeyReused,
     InvalidProfile,
@@ -23,6 +24,6 @@ from tables.repository import (
     WrongEditKey,
 )
 
-__all__ = ["CalibrationRecord", "DuplicatePlayers", "IdempotencyKeyReused", "InvalidProfile", "KeyedTable", "Profile",
+__all__ = ["AddedRound", "CalibrationRecord", "DuplicatePlayers", "IdempotencyKeyReused", "InvalidProfile", "KeyedTable", "Profile",
            "ProfileNotFound", "RoundNotFound", "RoundRecord", "StaleVersion", "StoreUnavailable", "TableFinished",
            "TableNotFound", "TableRecord", "TableStore", "WrongEditKey", "default_database_url", "describe"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from typing import Any
 
+from pipeline.models import SettleRequest
+from pipeline.table_models import ExportedRound, RoundOut, TableExport, TableOut, TableView
 from scoring.scorebook import outcome_words
 from tables.repository import RoundRecord, TableRecord
 
@@ -35,13 +36,20 @@ def to_csv(table: TableRecord, rounds: Sequence[RoundRecord]) -> str:
     writer.writerow(["number", "dealer", "outcome", "hand type", "fan", *names,
                      *(_cell(f"{p} total") for p in table.players)])
     for r in rounds:
-        writer.writerow([r.number, _cell(table.players[r.dealer]), _cell(outcome_words(r.round, table.players)),
+        writer.writerow([r.number, _cell(table.players[r.dealer]), _cell(outcome_words(r.round.entered(), table.players)),
                          *_hand_type(r), *r.deltas, *r.totals_after])
     writer.writerow(["total", "", "", "", "", *table.totals, *table.totals])
     return out.getvalue()
 
 
-def to_json(table: TableRecord, rounds: Sequence[RoundRecord], by_view: bool = False) -> dict[str, Any]:
+def to_json(table: TableRecord, rounds: Sequence[RoundRecord], by_view: bool = False) -> TableExport:
     """The table and its rounds; ``by_view``: as its view link shows it, without the table's id."""
-    return {"table": table.view_dict() if by_view else table.to_dict(),
-            "rounds": [{**r.to_dict(), "outcome": outcome_words(r.round, table.players)} for r in rounds]}
+    return TableExport(table=TableView.of(table) if by_view else TableOut.of(table),
+                       rounds=[_exported(table, r) for r in rounds])
+
+
+def _exported(table: TableRecord, r: RoundRecord) -> ExportedRound:
+    entered = r.round.entered()
+    # What the engine saw, as the rounds.state column keeps it: the round with the table's rules, dealer, streak.
+    state = SettleRequest.model_validate({**entered, "rules": table.rules, "dealer": r.dealer, "streak": r.streak})
+    return ExportedRound(**dict(RoundOut.of(r)), state=state, outcome=outcome_words(entered, table.players))

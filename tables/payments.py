@@ -31,9 +31,6 @@ class Payment:
     points: int
     amount: Decimal  # points × per point, to the cent
 
-    def to_dict(self) -> dict[str, object]:
-        return {"from": self.payer, "to": self.payee, "points": self.points, "amount": float(self.amount)}
-
 
 @dataclass(frozen=True)
 class SettleUp:
@@ -49,10 +46,6 @@ class SettleUp:
             money[p.payer] -= p.amount
             money[p.payee] += p.amount
         return tuple(money)
-
-    def to_dict(self) -> dict[str, object]:
-        return {"payments": [p.to_dict() for p in self.payments], "per_point": float(self.per_point),
-                "totals": list(self.totals), "amounts": [float(a) for a in self.amounts]}
 
 
 def per_point_value(value: object) -> Decimal:

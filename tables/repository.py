@@ -6,6 +6,11 @@ half a round. Concurrency is optimistic: a write names the version it was based 
 :class:`StaleVersion` (with the current table) when another writer came first; the table row is locked
 (``FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite) so two writers never both pass that check.
 A round POST may carry an idempotency key: the first answer is stored and a retry gets it back unchanged.
+
+Rounds, settlements and calibrations come in and go out as the typed values of the contract (``RoundIn`` as
+entered, ``SettleResponse``, ``CalibrationFile`` from ``pipeline.models`` / ``pipeline.table_models``): their JSON
+is what the columns hold, and this module converts once each way (``model_dump`` to write, ``model_validate`` to
+read), so a round reads back exactly as it was entered and databases written before keep reading.
 """
 
 from __future__ import annotations
@@ -23,11 +28,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from pipeline.models import CalibrationFile, DisagreedTile, SettleResponse
+from pipeline.table_models import RoundIn
 from scoring.profiles import PROFILES
 from scoring.rules import get_rules
 from scoring.scorebook import (
     Carry,
     PlayedRound,
+    RulesSpec,
     Scorebook,
     new_scorebook,
     play_round,
@@ -100,7 +108,7 @@ class TableRecord:
     id: str
     name: str
     players: list[str]
-    rules: Any
+    rules: RulesSpec  # a preset or {"preset", …overrides}, as given
     dealer: int  # who deals the next hand
     streak: int  # 连庄 count of the next hand
     rounds: int
@@ -126,30 +134,52 @@ class KeyedTable:
     table: TableRecord
     edit_key: str
 
-    def to_dict(self, base_url: str = "") -> dict[str, Any]:
-        """The table, the key and its links (relative to the page's address unless ``base_url`` is given)."""
-        return {**self.table.to_dict(), "edit_key": self.edit_key,
-                "edit_url": edit_url(self.table.id, self.edit_key, base_url),
-                "view_url": view_url(self.table.view_id, base_url)}
+    def edit_url(self, base_url: str = "") -> str:
+        """The page with the table open for writing (relative to the page's address unless ``base_url`` is given)."""
+        return edit_url(self.table.id, self.edit_key, base_url)
+
+    def view_url(self, base_url: str = "") -> str:
+        """The page showing the table, read only."""
+        return view_url(self.table.view_id, base_url)
 
 
 @dataclass(frozen=True)
 class RoundRecord:
+    """A stored round. What the engine saw (the ``state`` column, kept for the record) is this round with the
+    table's rules, ``dealer`` and ``streak``: the export rebuilds it from those."""
+
     number: int
-    round: dict[str, Any]  # as entered: players, outcome, flipped, first_1s
-    settlement: dict[str, Any]
+    round: RoundIn  # as entered: players, outcome, flipped, first_1s (``RoundIn.entered`` is its JSON)
+    settlement: SettleResponse  # as settled then, by engine ``engine_version``
     dealer: int
     streak: int
     deltas: list[int]
     totals_after: list[int]
-    state: dict[str, Any]  # what the engine saw: the round with rules, dealer and streak
     engine_version: str
     created_at: str
     updated_at: str
     summary: RoundSummary  # for the history: kind, winners, hand type, fan, who paid
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+
+@dataclass(frozen=True)
+class AddedRound:
+    """The answer to appending a round: its number, its settlement and the table after it."""
+
+    number: int
+    settlement: SettleResponse
+    table: TableRecord
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``idempotency_keys.response`` keeps, for a retry to get the same answer."""
+        return {"number": self.number, "settlement": self.settlement.model_dump(mode="json"),
+                "table": self.table.to_dict()}
+
+    @classmethod
+    def from_json(cls, kept: Mapping[str, Any], view_id: str) -> AddedRound:
+        # An answer stored before migration 0004 has no view id (the table's own is the one it had), before 0005
+        # no ``finished`` (the table was open: it took the round).
+        return cls(kept["number"], SettleResponse.model_validate(kept["settlement"]),
+                   TableRecord(**{"view_id": view_id, **kept["table"]}))
 
 
 @dataclass(frozen=True)
@@ -157,29 +187,23 @@ class CalibrationRecord:
     """A table's calibration of its own tile set: made with crop classifier ``model`` (``kind`` of its output; the
     file's SHA-256 ``model_sha256``, None for one kept before it was recorded),
     ``agreement`` the share of the 27 tiles the networks named as their place says, ``disagreed`` those they did
-    not (``{"tile", "read_as"}``); ``calibration`` the JSON itself when asked for (it is ~75 kB)."""
+    not; ``calibration`` the calibration itself when asked for (its JSON is ~75 kB)."""
 
     model: str
     kind: str
     agreement: float
-    disagreed: list[dict[str, Any]]
+    disagreed: list[DisagreedTile]
     created_at: str
-    calibration: dict[str, Any] | None = None
+    calibration: CalibrationFile | None = None
     model_sha256: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
 class Profile:
     name: str
-    rules: Any
+    rules: RulesSpec  # a preset or {"preset", …overrides}, as saved
     created_at: str
     updated_at: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _now() -> dt.datetime:
@@ -213,8 +237,8 @@ def _text(value: Any, what: str, longest: int) -> str:
     return value.strip()
 
 
-def _request_hash(round_: Mapping[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(round_, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+def _request_hash(request: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 def _table(row: sa.Row) -> TableRecord:
@@ -225,10 +249,11 @@ def _table(row: sa.Row) -> TableRecord:
 
 
 def _round(row: sa.Row) -> RoundRecord:
-    return RoundRecord(number=row.number, round=row.round, settlement=row.settlement, dealer=row.dealer,
+    round_, settlement = RoundIn.model_validate(row.round), SettleResponse.model_validate(row.settlement)
+    return RoundRecord(number=row.number, round=round_, settlement=settlement, dealer=row.dealer,
                        streak=row.streak, deltas=list(row.deltas), totals_after=list(row.totals_after),
-                       state=row.state, engine_version=row.engine_version, created_at=_iso(row.created_at),
-                       updated_at=_iso(row.updated_at), summary=round_summary(row.round, row.settlement))
+                       engine_version=row.engine_version, created_at=_iso(row.created_at),
+                       updated_at=_iso(row.updated_at), summary=round_summary(round_, settlement))
 
 
 def _round_values(table_id: str, played: PlayedRound, created: dt.datetime, now: dt.datetime) -> dict[str, Any]:
@@ -238,24 +263,20 @@ def _round_values(table_id: str, played: PlayedRound, created: dt.datetime, now:
             "engine_version": ENGINE_VERSION, "created_at": created, "updated_at": now}
 
 
-def _calibration_fields(calibration: Any) -> dict[str, Any]:
-    """The summary columns of a calibration JSON (its references are checked where the classifier is known)."""
-    if not isinstance(calibration, Mapping):
-        raise ValueError("a calibration is a JSON object (made by `zhuoji calibrate`)")
-    model, kind, agreement = calibration.get("model"), calibration.get("kind"), calibration.get("agreement", 0.0)
-    disagreed, sha = calibration.get("disagreed", []), calibration.get("model_sha256")
-    if sha is not None and not (isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
-        raise ValueError("calibration: 'model_sha256' must be 64 hex digits (the crop classifier's SHA-256)")
-    if not isinstance(model, str) or not 0 < len(model) <= 200 or kind not in ("features", "probs"):
-        raise ValueError("calibration: 'model' must be a file name and 'kind' features or probs")
-    if isinstance(agreement, bool) or not isinstance(agreement, int | float) or not 0 <= agreement <= 1:
-        raise ValueError("calibration: 'agreement' must be a number from 0 to 1")
-    if not isinstance(disagreed, list) or len(disagreed) > 27 or not all(
-            isinstance(d, Mapping) and all(isinstance(d.get(k), str) and len(d[k]) <= 8 for k in ("tile", "read_as"))
-            for d in disagreed):
-        raise ValueError("calibration: 'disagreed' must list at most 27 {\"tile\", \"read_as\"} pairs")
-    return {"model": model, "model_sha256": sha, "kind": kind, "agreement": float(agreement),
-            "disagreed": [{"tile": d["tile"], "read_as": d["read_as"]} for d in disagreed]}
+def _calibration_fields(calibration: CalibrationFile) -> dict[str, Any]:
+    """The summary columns of a calibration (checked at the edge: ``pipeline.models.CalibrationIn``)."""
+    return {"model": calibration.model, "model_sha256": calibration.model_sha256, "kind": calibration.kind,
+            "agreement": calibration.agreement, "disagreed": [d.model_dump(mode="json") for d in calibration.disagreed]}
+
+
+def _disagreed(column: Sequence[Mapping[str, str]]) -> list[DisagreedTile]:
+    return [DisagreedTile.model_validate(d) for d in column]
+
+
+def _stored_calibration(row: sa.Row) -> CalibrationFile:
+    """A kept calibration's JSON as the typed value. Its summary columns were taken from it when it was kept, and
+    fill what a calibration kept before they were required may lack (an ``agreement``)."""
+    return CalibrationFile.model_validate({**row.calibration, "agreement": row.agreement})
 
 
 class TableStore:
@@ -317,11 +338,12 @@ class TableStore:
     def _book(conn: sa.Connection, row: sa.Row) -> Scorebook:
         inputs = conn.execute(sa.select(rounds.c.round).where(rounds.c.table_id == row.id)
                               .order_by(rounds.c.number)).scalars().all()
-        return Scorebook(tuple(row.players), row.rules, row.first_dealer, tuple(inputs))
+        return Scorebook(tuple(row.players), row.rules, row.first_dealer,
+                         tuple(RoundIn.model_validate(r) for r in inputs))
 
     # ------------------------------------------------------------------ tables
 
-    def create_table(self, name: str, players: Sequence[str], rules: Any = None, dealer: int = 0,
+    def create_table(self, name: str, players: Sequence[str], rules: RulesSpec | None = None, dealer: int = 0,
                      profile: str | None = None) -> KeyedTable:
         """A new table and its edit key (only its hash is kept); ``rules`` is a preset or
         ``{"preset", …overrides}``, or ``profile`` names saved rules."""
@@ -423,14 +445,15 @@ class TableStore:
                                 .order_by(rounds.c.number)).all()
         return [_round(r) for r in rows]
 
-    def add_round(self, table_id: str, round_: Mapping[str, Any], expected_version: int | None,
-                  idempotency_key: str | None = None) -> tuple[dict[str, Any], bool]:
-        """Append a round. Returns (``{number, settlement, table}``, whether this is a stored earlier answer)."""
+    def add_round(self, table_id: str, round_: RoundIn, expected_version: int | None,
+                  idempotency_key: str | None = None) -> tuple[AddedRound, bool]:
+        """Append a round. Returns (the answer, whether it is the answer stored for an earlier request)."""
         if idempotency_key is not None:
             _text(idempotency_key, "an idempotency key", 200)
+        entered = round_.entered()
         with self._write() as conn:
             row = self._locked_row(conn, table_id)
-            digest = _request_hash({"round": round_, "expected_version": expected_version})
+            digest = _request_hash({"round": entered, "expected_version": expected_version})
             if idempotency_key is not None:
                 seen = conn.execute(sa.select(idempotency_keys).where(
                     idempotency_keys.c.table_id == table_id, idempotency_keys.c.key == idempotency_key)).first()
@@ -438,8 +461,7 @@ class TableStore:
                     if seen.request_hash != digest:
                         raise IdempotencyKeyReused(f"Idempotency-Key {idempotency_key!r} was used for another "
                                                    "round of this table")
-                    # An answer stored before migration 0004 has no view id; the table's own is the one it had.
-                    return {**seen.response, "table": {"view_id": row.view_id, **seen.response["table"]}}, True
+                    return AddedRound.from_json(seen.response, row.view_id), True
             self._check_open(row)
             self._check_version(row, expected_version)
             # Only the new round is settled: the table row carries what the round before handed on.
@@ -449,14 +471,14 @@ class TableStore:
             conn.execute(rounds.insert().values(**_round_values(table_id, played, now, now)))
             table = self._update_table(conn, row, played.settlement.next_dealer, played.settlement.next_streak,
                                        played.totals_after, played.number, now)
-            answer = {"number": played.number, "settlement": played.settlement.to_dict(), "table": table.to_dict()}
+            answer = AddedRound(played.number, SettleResponse.of(played.settlement), table)
             if idempotency_key is not None:
                 conn.execute(idempotency_keys.insert().values(table_id=table_id, key=idempotency_key,
-                                                              request_hash=digest, response=answer,
+                                                              request_hash=digest, response=answer.to_json(),
                                                               created_at=now))
             return answer, False
 
-    def replace_round(self, table_id: str, number: int, round_: Mapping[str, Any],
+    def replace_round(self, table_id: str, number: int, round_: RoundIn,
                       expected_version: int | None) -> TableRecord:
         """Edit round ``number``; it and every later round are settled again."""
         return self._rewrite(table_id, number, expected_version, lambda book: replace_round(book, number, round_))
@@ -514,23 +536,25 @@ class TableStore:
 
     # ------------------------------------------------------------------ the table's calibration
 
-    def set_calibration(self, table_id: str, calibration: Mapping[str, Any],
+    def set_calibration(self, table_id: str, calibration: CalibrationFile,
                         expected_version: int | None = None) -> tuple[TableRecord, CalibrationRecord]:
-        """Keep ``calibration`` (the JSON ``zhuoji calibrate`` makes, checked by the caller) with the table,
-        replacing any before; the table's version goes up like any write."""
+        """Keep ``calibration`` (what ``zhuoji calibrate`` makes; its references checked by the caller) with the
+        table, replacing any before; the table's version goes up like any write."""
         fields = _calibration_fields(calibration)
         now = _now()
         with self._write() as conn:
             row = self._locked_row(conn, table_id)
             self._check_version(row, expected_version)
             conn.execute(table_calibrations.delete().where(table_calibrations.c.table_id == table_id))
-            conn.execute(table_calibrations.insert().values(table_id=table_id, calibration=dict(calibration),
+            conn.execute(table_calibrations.insert().values(table_id=table_id,
+                                                            calibration=calibration.model_dump(mode="json"),
                                                             created_at=now, **fields))
             table = self._touch(conn, row, now)
-            return table, CalibrationRecord(**fields, created_at=_iso(now))
+            return table, CalibrationRecord(**{**fields, "disagreed": _disagreed(fields["disagreed"])},
+                                            created_at=_iso(now))
 
     def get_calibration(self, table_id: str, full: bool = False) -> CalibrationRecord | None:
-        """The table's calibration (its JSON too when ``full``), None when it has none."""
+        """The table's calibration (the calibration itself too when ``full``), None when it has none."""
         _known_id(table_id)
         summary = ("model", "model_sha256", "kind", "agreement", "disagreed", "created_at")
         columns = [table_calibrations.c[k] for k in summary]
@@ -543,8 +567,9 @@ class TableStore:
         if row is None:
             return None
         return CalibrationRecord(model=row.model, model_sha256=row.model_sha256, kind=row.kind,
-                                 agreement=row.agreement, disagreed=list(row.disagreed), created_at=_iso(row.created_at),
-                                 calibration=row.calibration if full else None)
+                                 agreement=row.agreement,
+                                 disagreed=_disagreed(row.disagreed),
+                                 created_at=_iso(row.created_at), calibration=_stored_calibration(row) if full else None)
 
     def clear_calibration(self, table_id: str, expected_version: int | None = None) -> tuple[TableRecord, bool]:
         """Forget the table's calibration; (the table, whether there was one). Nothing to forget changes nothing."""
@@ -574,7 +599,7 @@ class TableStore:
         return Profile(row.name, row.rules, _iso(row.created_at), _iso(row.updated_at))
 
     @classmethod
-    def _profile_rules(cls, conn: sa.Connection, name: str) -> Any:
+    def _profile_rules(cls, conn: sa.Connection, name: str) -> RulesSpec:
         """The rules a table starts from: the house profile saved under ``name``, else the shipped example
         profile of that name (scoring/profiles.py: 遵义, 安顺 …), so a table can start from one without saving it."""
         try:
@@ -585,7 +610,7 @@ class TableStore:
                 raise
             return dict(example.rules)
 
-    def save_profile(self, name: str, rules: Any = None, from_table: str | None = None) -> Profile:
+    def save_profile(self, name: str, rules: RulesSpec | None = None, from_table: str | None = None) -> Profile:
         """Save named house rules, given or copied from a table; saving a name again replaces its rules.
         :class:`InvalidProfile` for a name or rules that cannot be saved."""
         try:

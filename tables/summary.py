@@ -5,9 +5,10 @@ Read from the round as entered and its stored settlement (no new column: every r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from pipeline.models import SettleResponse, WinOutcome
+from pipeline.table_models import RoundIn
 
 
 @dataclass(frozen=True)
@@ -38,16 +39,13 @@ class RoundSummary:
     wins: tuple[WinSummary, ...]
 
 
-def round_summary(round_: Mapping[str, Any], settlement: Mapping[str, Any]) -> RoundSummary:
-    outcome = round_.get("outcome") or {}
-    kind = str(outcome.get("type"))
-    if kind != "win":
-        return RoundSummary(kind, (), None, None, outcome.get("player"), ())
-    players = settlement.get("players") or []
-    wins = tuple(WinSummary(seat, HandTypeName(win["name"], win["name_en"]), win["fan"])
-                 for seat in outcome.get("winners", [])
-                 if seat < len(players) and (win := players[seat].get("win")) is not None)
-    payer = None if outcome.get("self_drawn") or outcome.get("discarder") is None else outcome["discarder"]
+def round_summary(round_: RoundIn, settlement: SettleResponse) -> RoundSummary:
+    outcome = round_.outcome
+    if not isinstance(outcome, WinOutcome):
+        return RoundSummary(outcome.type, (), None, None, getattr(outcome, "player", None), ())
+    players = settlement.players
+    wins = tuple(WinSummary(seat, HandTypeName(win.name, win.name_en), win.fan)
+                 for seat in outcome.winners if seat < len(players) and (win := players[seat].win) is not None)
+    payer = None if outcome.self_drawn or outcome.discarder is None else outcome.discarder
     first = wins[0] if wins else None
-    return RoundSummary(kind, tuple(outcome.get("winners", [])), first and first.hand_type, first and first.fan,
-                        payer, wins)
+    return RoundSummary("win", tuple(outcome.winners), first and first.hand_type, first and first.fan, payer, wins)

@@ -18,8 +18,11 @@ ALLOWED = {
     "pipeline": {"pipeline", "vision", "scoring"},
     "api": {"api", "pipeline", "tables"},
     "datasets": {"datasets", "vision", "scoring"},
-    "tables": {"tables", "scoring"},
+    "tables": {"tables", "scoring", "pipeline"},
 }
+# What tables/ may take of the pipeline: the typed values it stores (the contract's round, settlement and
+# calibration), not the stages.
+TABLES_FROM_PIPELINE = {"pipeline.models", "pipeline.table_models"}
 
 
 def imported_packages(path: Path) -> set[str]:
@@ -48,6 +51,17 @@ def test_each_package_imports_only_what_it_may(package: str) -> None:
     wrong = {str(path.relative_to(ROOT)): sorted(imported_packages(path) - ALLOWED[package])
              for path in sorted((ROOT / package).rglob("*.py"))}
     assert not {k: v for k, v in wrong.items() if v}, f"{package}/ may import only {sorted(ALLOWED[package])}"
+
+
+def test_tables_take_only_the_typed_values_of_the_pipeline() -> None:
+    wrong = {}
+    for path in sorted((ROOT / "tables").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        if found := {n for n in names if n.split(".")[0] == "pipeline"} - TABLES_FROM_PIPELINE:
+            wrong[str(path.relative_to(ROOT))] = sorted(found)
+    assert not wrong, f"tables/ may import only {sorted(TABLES_FROM_PIPELINE)} of the pipeline"
 
 
 def test_what_runs_at_a_table_does_not_import_training() -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pipeline.calibration import KeptCalibration
+    from pipeline.models import CalibrationFile
     from tables import CalibrationRecord
 
 
@@ -28,7 +29,7 @@ def calibration_words(kept: CalibrationRecord | None, problem: str | None = None
     if kept is None:
         return "calibration: none (teach it your set: zhuoji table calibrate ID photo.jpg)"
     named = round(kept.agreement * 27)
-    others = ", ".join(f"{d['tile']} read as {d['read_as']}" for d in kept.disagreed)
+    others = ", ".join(f"{d.tile} read as {d.read_as}" for d in kept.disagreed)
     words = (f"calibration: your set's, taught {kept.created_at[:16].replace('T', ' ')} with {kept.model}; the "
              f"networks named {named} of 27 as their place says{f' ({others})' if others else ''}")
     return words + (f"\n  recalibrate: {problem} (photos are read without it until then)" if problem else "")
@@ -49,17 +50,17 @@ def calibration_problem_here(kept: CalibrationRecord | None, model: Path | None 
     return calibration_problem(detector, kept.model, kept.kind, kept.model_sha256)
 
 
-def calibration_json(args: argparse.Namespace) -> dict[str, Any]:
-    """The calibration of ``args.image``: a JSON file as it is (checked), a photo calibrated here."""
-    from pipeline.calibration import calibrate_bytes, calibration_file_json
+def calibration_of(args: argparse.Namespace) -> CalibrationFile:
+    """The calibration of ``args.image``: a JSON file (checked as ``PUT /v1/tables/{id}/calibration`` checks its
+    body), a photo calibrated here."""
+    from pipeline.calibration import calibrate_bytes, calibration_file
     from pipeline.files import read_photo_file
     from pipeline.settings import Settings, open_detector
 
     if args.image.suffix.lower() == ".json":
-        return calibration_file_json(args.image)
+        return calibration_file(args.image)
     data = read_photo_file(args.image)  # no such file, a folder, a FIFO: one line and exit 2
-    return calibrate_bytes(open_detector(Settings.from_env(model=args.model)), data, str(args.image)).model_dump(
-        mode="json")
+    return calibrate_bytes(open_detector(Settings.from_env(model=args.model)), data, str(args.image))
 
 
 def add_table_option(p: argparse.ArgumentParser) -> None:

@@ -35,11 +35,12 @@ from pipeline.table_models import (
 )
 
 if TYPE_CHECKING:
+    from pipeline.table_models import RoundIn
     from tables import CalibrationRecord, KeyedTable, RoundRecord, TableRecord, TableStore
 
 
 def _calibration_out(kept: CalibrationRecord | None, problem: str | None) -> CalibrationOut | None:
-    return None if kept is None else CalibrationOut.model_validate({**kept.to_dict(), "recalibrate": problem})
+    return None if kept is None else CalibrationOut.of(kept, problem)
 
 
 # ------------------------------------------------------------------------------ zhuoji table
@@ -175,11 +176,11 @@ def _rules_arg(text: str | None) -> Any:
         raise ValueError(f"--rules is not valid JSON: {exc}") from None
 
 
-def _read_round(path: str) -> dict[str, Any]:
+def _read_round(path: str) -> RoundIn:
     """A round from a file or stdin, checked by the API's model (strict types, unknown keys refused)."""
     from pydantic import ValidationError
 
-    from pipeline.models import HandEnd
+    from pipeline.table_models import RoundIn
 
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -195,7 +196,7 @@ def _read_round(path: str) -> dict[str, Any]:
     if taken:
         raise ValueError(f"{path}: a round does not set {', '.join(taken)}: the table decides them")
     try:
-        return HandEnd.model_validate(data).model_dump(by_alias=True, exclude_unset=True)
+        return RoundIn.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "round"
@@ -222,15 +223,14 @@ def _table_lines(table: TableRecord, rounds: list[RoundRecord] | None = None) ->
             deltas = "".join(f"{d:>+{max(7, len(p) + 1)}}" for d, p in zip(r.deltas, table.players, strict=True))
             hands = "".join(f"; {w.hand_type.zh} ({w.hand_type.en}) {w.fan} fan" for w in r.summary.wins)
             lines.append(f"  {r.number:>3}  {table.players[r.dealer]:<{width}}  {deltas}  "
-                         f"{outcome_words(r.round, table.players)}{hands}")
+                         f"{outcome_words(r.round.entered(), table.players)}{hands}")
     return lines
 
 
 def _key_lines(keyed: KeyedTable, base_url: str) -> list[str]:
-    links = keyed.to_dict(base_url)
     return [f"edit key: {keyed.edit_key}  (shown once; `zhuoji table key {keyed.table.id}` issues a new one)",
-            f"edit link: {links['edit_url']}  (opens the table for writing: share it only with the players)",
-            f"view link: {links['view_url']}  (read only)"]
+            f"edit link: {keyed.edit_url(base_url)}  (opens the table for writing: share it only with the players)",
+            f"view link: {keyed.view_url(base_url)}  (read only)"]
 
 
 def run_new(args: argparse.Namespace) -> int:
@@ -238,7 +238,7 @@ def run_new(args: argparse.Namespace) -> int:
     store = _open(args)
     keyed = _call(store.create_table, args.name, players, _rules_arg(args.rules), args.dealer, args.profile)
     if args.json:
-        print_model(TableCreated.model_validate(keyed.to_dict(args.base_url)))  # the body of POST /v1/tables
+        print_model(TableCreated.of_keyed(keyed, args.base_url))  # the body of POST /v1/tables
     else:
         print("\n".join(_table_lines(keyed.table)))
         print(f"table {keyed.table.id} stored in {store.location}")
@@ -249,7 +249,7 @@ def run_new(args: argparse.Namespace) -> int:
 def run_key(args: argparse.Namespace) -> int:
     keyed = _call(_open(args).issue_edit_key, args.id)
     if args.json:
-        print_model(TableCreated.model_validate(keyed.to_dict(args.base_url)))
+        print_model(TableCreated.of_keyed(keyed, args.base_url))
     else:
         print(f"a new edit key for table {keyed.table.id} ({keyed.table.name}): the old one no longer writes")
         print("\n".join(_key_lines(keyed, args.base_url)))
@@ -264,7 +264,7 @@ def run_list(args: argparse.Namespace) -> int:
     store = _open(args)
     tables, total = _call(store.list_tables, args.limit, args.offset)
     if args.json:
-        print_model(TableList(tables=[TableOut.model_validate(t.to_dict()) for t in tables], total=total,
+        print_model(TableList(tables=[TableOut.of(t) for t in tables], total=total,
                               limit=args.limit, offset=args.offset))
         return 0
     print(f"database: {store.location} ({total} table(s))")
@@ -285,8 +285,8 @@ def run_show(args: argparse.Namespace) -> int:
     problem = calibration_problem_here(kept)
     if args.json:
         # the bodies of GET /v1/tables/{id}, …/rounds and …/calibration in one
-        print_model(TableShown(table=TableOut.model_validate(table.to_dict()),
-                               rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds],
+        print_model(TableShown(table=TableOut.of(table),
+                               rounds=[RoundOut.of(r) for r in rounds],
                                calibration=_calibration_out(kept, problem)))
     else:
         lines = _table_lines(table, rounds)
@@ -298,22 +298,19 @@ def run_show(args: argparse.Namespace) -> int:
 def run_round(args: argparse.Namespace) -> int:
     round_ = _read_round(args.file)
     store = _open(args)
-    answer, replayed = _call(store.add_round, args.id, round_, args.expected_version, args.key)
+    added, replayed = _call(store.add_round, args.id, round_, args.expected_version, args.key)
     if args.json:
-        print_model(RoundAdded.model_validate(answer))  # the body of POST /v1/tables/{id}/rounds
+        print_model(RoundAdded.of(added))  # the body of POST /v1/tables/{id}/rounds
         return 0
-    from tables import TableRecord
-
-    table = TableRecord(**answer["table"])
     again = " (already stored with this --key: nothing added)" if replayed else ""
-    print(f"round {answer['number']} added{again}")
-    print("\n".join(_table_lines(table)))
+    print(f"round {added.number} added{again}")
+    print("\n".join(_table_lines(added.table)))
     return 0
 
 
 def _changed(args: argparse.Namespace, table: TableRecord, what: str) -> int:
     if args.json:
-        print_model(TableUpdated(table=TableOut.model_validate(table.to_dict())))
+        print_model(TableUpdated(table=TableOut.of(table)))
     else:
         print(what)
         print("\n".join(_table_lines(table)))
@@ -345,7 +342,7 @@ def run_pay(args: argparse.Namespace) -> int:
     table = _call(store.get_table, args.id)
     result = settle_up(table.totals, args.per_point)
     if args.json:
-        print_model(Payments.model_validate(result.to_dict()))  # the body of GET …/payments
+        print_model(Payments.of(result))  # the body of GET …/payments
         return 0
     names = table.players
     print(f"{table.name}: 结账 (settle up), {result.per_point} per point")
@@ -376,8 +373,8 @@ def run_export(args: argparse.Namespace) -> int:
     store = _open(args)
     table = _call(store.get_table, args.id)
     rounds = _call(store.list_rounds, args.id)
-    text = to_csv(table, rounds) if args.format == "csv" else json.dumps(to_json(table, rounds), ensure_ascii=False,
-                                                                         indent=1) + "\n"
+    text = to_csv(table, rounds) if args.format == "csv" else json.dumps(
+        to_json(table, rounds).model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n"
     if args.output is None:
         sys.stdout.write(text)
     else:
@@ -388,7 +385,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_table_calibrate(args: argparse.Namespace) -> int:
     from api.cli.table_calibration_commands import (
-        calibration_json,
+        calibration_of,
         calibration_problem_here,
         calibration_words,
     )
@@ -402,13 +399,13 @@ def run_table_calibrate(args: argparse.Namespace) -> int:
         kept = None
         what = "calibration forgotten" if had else "the table had no calibration"
     else:
-        calibration = calibration_json(args)
+        calibration = calibration_of(args)
         table, kept = _call(store.set_calibration, args.id, calibration, args.expected_version)
         what = "calibration kept with the table: its photos (read/score --table) are named with it"
     problem = calibration_problem_here(kept, getattr(args, "model", None))
     if args.json:
         print_model(TableCalibration(calibration=_calibration_out(kept, problem),
-                                     table=TableOut.model_validate(table.to_dict())))
+                                     table=TableOut.of(table)))
         return 0
     print(what)
     print(calibration_words(kept, problem))
@@ -422,7 +419,7 @@ def run_profile(args: argparse.Namespace) -> int:
     store = _open(args)
     profile = _call(store.save_profile, args.name, _rules_arg(args.rules), args.from_table)
     if args.json:
-        print_model(ProfileOut.model_validate(profile.to_dict()))
+        print_model(ProfileOut.of(profile))
     else:
         print(f"house profile {profile.name!r} saved: {json.dumps(profile.rules, ensure_ascii=False)}")
     return 0
@@ -432,7 +429,7 @@ def run_profiles(args: argparse.Namespace) -> int:
     store = _open(args)
     profiles = _call(store.list_profiles)
     if args.json:
-        print_model(ProfileList(profiles=[ProfileOut.model_validate(p.to_dict()) for p in profiles]))
+        print_model(ProfileList(profiles=[ProfileOut.of(p) for p in profiles]))
     else:
         for p in profiles:
             print(f"{p.name}: {json.dumps(p.rules, ensure_ascii=False)}")

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from api.service.errors import ApiError, error_body
 from api.service.table_store import unavailable
 from pipeline.photo import Detector
+from pipeline.table_models import TableOut
 from tables import (
     DuplicatePlayers,
     IdempotencyKeyReused,
@@ -67,4 +68,5 @@ def store_errors(invalid: str = "invalid_round") -> Iterator[None]:
 
 def stale_answer(exc: StaleVersion) -> JSONResponse:
     """409 for a write based on an old version, with the table as it is now next to the error."""
-    return JSONResponse({**error_body("stale_version", str(exc)), "table": exc.current.to_dict()}, status_code=409)
+    current = TableOut.of(exc.current).model_dump(mode="json")
+    return JSONResponse({**error_body("stale_version", str(exc)), "table": current}, status_code=409)

@@ -8,7 +8,7 @@ table when ``expected_version`` is given and stale); errors have the table API's
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse
@@ -19,7 +19,8 @@ from api.service.errors import ApiError
 from api.service.routes_tables import ERRORS
 from api.service.table_keys import KEY_ERRORS, EditKey
 from api.service.uploads import checked_upload
-from pipeline.calibration import calibrate_bytes, calibration_problem, check_calibration_json
+from pipeline.calibration import calibrate_bytes, calibration_problem, check_calibration
+from pipeline.models import CalibrationFile, CalibrationIn
 from pipeline.table_models import CalibrationOut, TableCalibration, TableOut
 from tables import CalibrationRecord, StaleVersion, TableRecord, TableStore
 
@@ -31,12 +32,12 @@ def _answer(request: Request, table: TableRecord, calibration: CalibrationRecord
     out = None
     if calibration is not None:
         detector = getattr(request.app.state, "detector", None)
-        out = CalibrationOut.model_validate({**calibration.to_dict(), "recalibrate": calibration_problem(
-            detector, calibration.model, calibration.kind, calibration.model_sha256)})
-    return TableCalibration(calibration=out, table=TableOut.model_validate(table.to_dict()))
+        out = CalibrationOut.of(calibration, calibration_problem(detector, calibration.model, calibration.kind,
+                                                                 calibration.model_sha256))
+    return TableCalibration(calibration=out, table=TableOut.of(table))
 
 
-def _keep(request: Request, store: TableStore, table_id: str, calibration: dict[str, Any],
+def _keep(request: Request, store: TableStore, table_id: str, calibration: CalibrationFile,
           expected_version: int | None) -> TableCalibration | JSONResponse:
     try:
         with store_errors():
@@ -65,12 +66,12 @@ def get_calibration(request: Request, table_id: str,
             summary="Keep a calibration (the JSON /v1/calibrate or `zhuoji calibrate` made) with the table",
             dependencies=[EditKey], responses=KEY_ERRORS)
 def put_calibration(request: Request, table_id: str,
-                    calibration: Annotated[dict[str, Any], Body(description="the calibration JSON")],
+                    calibration: Annotated[CalibrationIn, Body(description="the calibration JSON")],
                     expected_version: MaybeVersion = None) -> TableCalibration | JSONResponse:
     """Replaces the table's calibration; its photos sent to /v1/read or /v1/score with ``table`` are then named
-    with it. A JSON that is no calibration is a 422 (``invalid_calibration``)."""
-    check_calibration_json(calibration)
-    return _keep(request, table_store(request), table_id, calibration, expected_version)
+    with it. A body that is no calibration is a 422: ``invalid_request`` for its shape, ``invalid_calibration`` for
+    references that do not parse."""
+    return _keep(request, table_store(request), table_id, check_calibration(calibration), expected_version)
 
 
 @router.post("/tables/{table_id}/calibrate", response_model=TableCalibration,
@@ -89,8 +90,7 @@ async def post_calibrate(request: Request, table_id: str, image: Annotated[Uploa
     detector = loaded_detector(request)
     calibration = await request.app.state.runner.run(calibrate_bytes, detector, data,
                                                      is_disconnected=request.is_disconnected)
-    return await run_in_threadpool(_keep, request, store, table_id, calibration.model_dump(mode="json"),
-                                   expected_version)
+    return await run_in_threadpool(_keep, request, store, table_id, calibration, expected_version)
 
 
 @router.delete("/tables/{table_id}/calibration", response_model=TableCalibration,

@@ -10,7 +10,6 @@ gets 409 with the table as it is now next to the error, so the client can reload
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -33,6 +32,7 @@ from pipeline.table_models import (
     StaleTable,
     TableCreate,
     TableCreated,
+    TableExport,
     TableList,
     TableOut,
     TableUpdated,
@@ -53,11 +53,9 @@ router = APIRouter(prefix="/v1", tags=["tables"], responses=ERRORS)
 ExpectedVersion = Annotated[int, Query(ge=1, description="the table version this change was based on")]
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=200,
                                               description="a retry with the same key stores the round once")]
+EXPORT: dict[str, Any] = {"model": TableExport, "description": "the history: CSV with format=csv, JSON with format=json",
+                          "content": {"text/csv": {"schema": {"type": "string"}}}}
 _KEY = re.compile(r"[\x21-\x7e]{1,200}")
-
-
-def _round_json(req: RoundPost | Any) -> dict[str, Any]:
-    return req.round.model_dump(by_alias=True, exclude_unset=True)
 
 
 @router.post("/tables", status_code=201, response_model=TableCreated, summary="Start a table of four players")
@@ -68,7 +66,7 @@ def create_table(request: Request, req: TableCreate) -> TableCreated:
     store = table_store(request)
     with store_errors("invalid_table"):
         keyed = store.create_table(req.name, req.players, req.rules, req.dealer, req.profile)
-    return TableCreated.model_validate(keyed.to_dict())
+    return TableCreated.of_keyed(keyed)
 
 
 @router.get("/tables", response_model=TableList, summary="Tables, newest first (the admin key)",
@@ -77,14 +75,14 @@ def list_tables(request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 2
                 offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> TableList:
     with store_errors():
         tables, total = table_store(request).list_tables(limit, offset)
-    return TableList(tables=[TableOut.model_validate(t.to_dict()) for t in tables], total=total, limit=limit,
+    return TableList(tables=[TableOut.of(t) for t in tables], total=total, limit=limit,
                      offset=offset)
 
 
 @router.get("/tables/{table_id}", response_model=TableOut, summary="One table: totals, dealer, streak, version")
 def get_table(request: Request, table_id: str) -> TableOut:
     with store_errors():
-        return TableOut.model_validate(table_store(request).get_table(table_id).to_dict())
+        return TableOut.of(table_store(request).get_table(table_id))
 
 
 @router.delete("/tables/{table_id}", status_code=204, summary="Delete a table and its rounds",
@@ -101,7 +99,7 @@ def delete_table(request: Request, table_id: str) -> Response:
 def finish_table(request: Request, table_id: str) -> TableOut:
     """Round writes then answer 409 ``table_finished``; finishing again changes nothing."""
     with store_errors():
-        return TableOut.model_validate(table_store(request).finish_table(table_id).to_dict())
+        return TableOut.of(table_store(request).finish_table(table_id))
 
 
 @router.get("/tables/{table_id}/payments", response_model=Payments,
@@ -113,7 +111,7 @@ def payments(request: Request, table_id: str,
     rounded to the cent; every seat's net equals its total."""
     with store_errors():
         table = table_store(request).get_table(table_id)
-        return Payments.model_validate(settle_up(table.totals, str(per_point)).to_dict())
+        return Payments.of(settle_up(table.totals, str(per_point)))
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundAdded,
@@ -128,11 +126,11 @@ def add_round(request: Request, table_id: str, req: RoundPost,
     store = table_store(request)
     try:
         with store_errors():
-            answer, replayed = store.add_round(table_id, _round_json(req), req.expected_version, idempotency_key)
+            added, replayed = store.add_round(table_id, req.round, req.expected_version, idempotency_key)
     except StaleVersion as exc:
         return stale_answer(exc)
     headers = {"Idempotent-Replayed": "true"} if replayed else {}
-    return JSONResponse(RoundAdded.model_validate(answer).model_dump(mode="json", by_alias=True), status_code=201,
+    return JSONResponse(RoundAdded.of(added).model_dump(mode="json", by_alias=True), status_code=201,
                         headers=headers)
 
 
@@ -140,7 +138,7 @@ def add_round(request: Request, table_id: str, req: RoundPost,
 def list_rounds(request: Request, table_id: str) -> RoundList:
     with store_errors():
         rounds = table_store(request).list_rounds(table_id)
-    return RoundList(rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds])
+    return RoundList(rounds=[RoundOut.of(r) for r in rounds])
 
 
 @router.put("/tables/{table_id}/rounds/{number}", response_model=TableUpdated,
@@ -148,10 +146,10 @@ def list_rounds(request: Request, table_id: str) -> RoundList:
 def replace_round(request: Request, table_id: str, number: int, req: RoundPost) -> TableUpdated | JSONResponse:
     try:
         with store_errors():
-            table = table_store(request).replace_round(table_id, number, _round_json(req), req.expected_version)
+            table = table_store(request).replace_round(table_id, number, req.round, req.expected_version)
     except StaleVersion as exc:
         return stale_answer(exc)
-    return TableUpdated(table=TableOut.model_validate(table.to_dict()))
+    return TableUpdated(table=TableOut.of(table))
 
 
 @router.delete("/tables/{table_id}/rounds/{number}", response_model=TableUpdated,
@@ -164,11 +162,11 @@ def remove_round(request: Request, table_id: str, number: int,
             table = table_store(request).remove_round(table_id, number, expected_version)
     except StaleVersion as exc:
         return stale_answer(exc)
-    return TableUpdated(table=TableOut.model_validate(table.to_dict()))
+    return TableUpdated(table=TableOut.of(table))
 
 
 @router.get("/tables/{table_id}/export", summary="History as CSV (one row per round) or JSON",
-            responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
+            responses={200: EXPORT})
 def export(request: Request, table_id: str, format: Literal["csv", "json"] = "csv") -> Response:
     store = table_store(request)
     with store_errors():
@@ -184,8 +182,7 @@ def export_answer(table: TableRecord, rounds: list[RoundRecord], format: Literal
     headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
     if format == "csv":
         return Response(to_csv(table, rounds), media_type="text/csv; charset=utf-8", headers=headers)
-    return Response(json.dumps(to_json(table, rounds, by_view), ensure_ascii=False), media_type="application/json",
-                    headers=headers)
+    return Response(to_json(table, rounds, by_view).model_dump_json(), media_type="application/json", headers=headers)
 
 
 @router.put("/profiles/{name}", response_model=ProfileOut, summary="Save house rules under a name (the admin key)",
@@ -195,16 +192,16 @@ def save_profile(request: Request, name: str, req: ProfileIn) -> ProfileOut:
     ``"profile": name``. Saving a name again replaces its rules (tables made from it keep their copy)."""
     with store_errors("invalid_profile"):
         profile = table_store(request).save_profile(name, req.rules, req.table)
-    return ProfileOut.model_validate(profile.to_dict())
+    return ProfileOut.of(profile)
 
 
 @router.get("/profiles", response_model=ProfileList, summary="Saved house rules")
 def list_profiles(request: Request) -> ProfileList:
     with store_errors():
-        return ProfileList(profiles=[ProfileOut.model_validate(p.to_dict()) for p in table_store(request).list_profiles()])
+        return ProfileList(profiles=[ProfileOut.of(p) for p in table_store(request).list_profiles()])
 
 
 @router.get("/profiles/{name}", response_model=ProfileOut, summary="One saved house profile")
 def get_profile(request: Request, name: str) -> ProfileOut:
     with store_errors():
-        return ProfileOut.model_validate(table_store(request).get_profile(name).to_dict())
+        return ProfileOut.of(table_store(request).get_profile(name))

@@ -10,13 +10,14 @@ from fastapi import APIRouter, Query, Request, Response
 from api.service.deps import store_errors, table_store
 from api.service.errors import ApiError
 from api.service.responses import ErrorResponse
-from api.service.routes_tables import export_answer
+from api.service.routes_tables import EXPORT, export_answer
 from pipeline.table_models import Payments, RoundList, RoundOut, TableView
 from tables import TableNotFound, TableRecord, TableStore
 from tables.payments import settle_up
 
 router = APIRouter(prefix="/v1/views", tags=["tables"], responses={
     404: {"model": ErrorResponse, "description": "no table has this view id (`table_not_found`)"},
+    422: {"model": ErrorResponse, "description": "invalid input (a query parameter), with the reason"},
     503: {"model": ErrorResponse, "description": "the database cannot be reached"}})
 
 
@@ -30,7 +31,7 @@ def _viewed(store: TableStore, view_id: str) -> TableRecord:
 
 @router.get("/{view_id}", response_model=TableView, summary="A table by its view id: totals, dealer, streak")
 def get_view(request: Request, view_id: str) -> TableView:
-    return TableView.model_validate(_viewed(table_store(request), view_id).view_dict())
+    return TableView.of(_viewed(table_store(request), view_id))
 
 
 @router.get("/{view_id}/rounds", response_model=RoundList, summary="A table's rounds by its view id")
@@ -39,11 +40,11 @@ def view_rounds(request: Request, view_id: str) -> RoundList:
     table = _viewed(store, view_id)
     with store_errors():
         rounds = store.list_rounds(table.id)
-    return RoundList(rounds=[RoundOut.model_validate(r.to_dict()) for r in rounds])
+    return RoundList(rounds=[RoundOut.of(r) for r in rounds])
 
 
 @router.get("/{view_id}/export", summary="A table's history by its view id, as CSV or JSON",
-            responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
+            responses={200: EXPORT})
 def view_export(request: Request, view_id: str, format: Literal["csv", "json"] = "csv") -> Response:
     store = table_store(request)
     table = _viewed(store, view_id)
@@ -59,4 +60,4 @@ def view_payments(request: Request, view_id: str,
                   ) -> Payments:
     """As ``GET /v1/tables/{id}/payments``: the other phones see who pays whom at the end of the evening."""
     table = _viewed(table_store(request), view_id)
-    return Payments.model_validate(settle_up(table.totals, str(per_point)).to_dict())
+    return Payments.of(settle_up(table.totals, str(per_point)))

@@ -9,6 +9,8 @@ from typing import Any
 
 import httpx
 
+from pipeline.table_models import RoundIn
+
 ADMIN_KEY = "admin key of the table tests"
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
 _TABLE_PATH = re.compile(r"/v1/tables/([^/]+)")
@@ -39,6 +41,11 @@ def remember_keys(client: httpx.Client) -> dict[str, str]:
     client.event_hooks = {"request": [*client.event_hooks["request"], send],
                           "response": [*client.event_hooks["response"], keep]}
     return keys
+
+def entered(round_: dict[str, Any]) -> RoundIn:
+    """A round as the store takes it: checked by the contract's model, as the service and the CLI check theirs."""
+    return RoundIn.model_validate(round_)
+
 
 # docs/rules.md#examples E1 (平胡 自摸, 翻鸡 4m, 冲锋鸡): seat 1 wins on 5p. Rotated, any seat can win it.
 E1_PLAYERS = [

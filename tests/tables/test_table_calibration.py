@@ -17,6 +17,7 @@ from sqlalchemy import inspect as sa_inspect
 from api.cli import main
 from api.service.app import create_app
 from datasets.tile_photos import ART, calibration_photo, load_tiles, random_photo
+from pipeline.models import CalibrationIn, DisagreedTile
 from tables import StaleVersion, TableNotFound, TableStore
 from tests.api.support import encode, model_path
 from tests.tables.support import bearer, remember_keys
@@ -52,38 +53,67 @@ def test_the_store_keeps_one_calibration_per_table(db_url):
         other = store.create_table("Saturday", NAMES).table
         assert store.get_calibration(table.id) is None
         made = made_calibration()
-        after, kept = store.set_calibration(table.id, made, expected_version=1)
+        after, kept = store.set_calibration(table.id, CalibrationIn.model_validate(made), expected_version=1)
         assert after.version == 2 and after.totals == table.totals and after.rounds == 0
         assert (kept.model, kept.kind, kept.agreement) == ("zhuoji-crops-int8.onnx", "features", made["agreement"])
         assert kept.model_sha256 == made["model_sha256"] == store.get_calibration(table.id).model_sha256
-        assert kept.disagreed == made["disagreed"] and kept.calibration is None
+        assert kept.disagreed == [DisagreedTile(tile="1s", read_as="other"), DisagreedTile(tile="7s", read_as="9s")]
+        assert kept.calibration is None
         summary = store.get_calibration(table.id)
         assert summary is not None and summary.calibration is None and summary.created_at == kept.created_at
-        assert store.get_calibration(table.id, full=True).calibration == made
+        assert summary.disagreed == kept.disagreed
+        assert store.get_calibration(table.id, full=True).calibration.model_dump(mode="json") == made
         assert store.get_calibration(other.id) is None  # one table's set is not another's
         with pytest.raises(StaleVersion) as stale:
-            store.set_calibration(table.id, made_calibration(seed=1), expected_version=1)
+            store.set_calibration(table.id, CalibrationIn.model_validate(made_calibration(seed=1)), expected_version=1)
         assert stale.value.current.version == 2
         replaced = made_calibration(seed=2)
         replaced.pop("disagreed")  # a file from before the list was kept
-        after, kept = store.set_calibration(table.id, replaced)
+        after, kept = store.set_calibration(table.id, CalibrationIn.model_validate(replaced))
         assert after.version == 3 and kept.disagreed == []
-        assert store.get_calibration(table.id, full=True).calibration["references_f16"] == replaced["references_f16"]
-        for bad in ([1, 2], {**made, "model": 7}, {**made, "kind": "pixels"}, {**made, "agreement": 2},
-                    {**made, "disagreed": [{"tile": "1s"}]}, {**made, "model_sha256": "abc"}):
-            with pytest.raises(ValueError, match="calibration"):
-                store.set_calibration(table.id, bad)
-        assert store.get_table(table.id).version == 3  # refused writes change nothing
+        assert store.get_calibration(table.id, full=True).calibration.references_f16 == replaced["references_f16"]
         assert store.clear_calibration(table.id)[1] is True
         table_now, had = store.clear_calibration(table.id)
         assert had is False and table_now.version == 4 and store.get_calibration(table.id) is None
-        store.set_calibration(other.id, made)
+        store.set_calibration(other.id, CalibrationIn.model_validate(made))
         store.delete_table(other.id)
         for unknown in (other.id, "nope"):
             with pytest.raises(TableNotFound):
                 store.get_calibration(unknown)
             with pytest.raises(TableNotFound):
-                store.set_calibration(unknown, made)
+                store.set_calibration(unknown, CalibrationIn.model_validate(made))
+    finally:
+        store.close()
+
+
+def test_a_calibration_to_keep_is_refused_for_its_shape_before_the_store():
+    """What the store's own checks refused before the body was typed: a wrong type, a model name that is no file
+    name, an unknown kind, an agreement outside 0..1, a disagreed tile without what it was read as, a SHA-256 that
+    is no hex digest, a key no calibration has."""
+    made = made_calibration()
+    for bad in ([1, 2], {**made, "model": 7}, {**made, "model": ""}, {**made, "kind": "pixels"},
+                {**made, "agreement": 2}, {**made, "agreement": True}, {**made, "disagreed": [{"tile": "1s"}]},
+                {**made, "model_sha256": "abc"}, {**made, "colour": "green"}):
+        with pytest.raises(ValueError, match="validation error"):
+            CalibrationIn.model_validate(bad)
+
+
+def test_a_calibration_kept_without_an_agreement_still_reads(db_url):
+    """A calibration kept when its agreement could be left out (0 was stored in the summary column) reads back
+    with that agreement, and its table's photos still get it."""
+    store = TableStore.open(db_url)
+    try:
+        table = store.create_table("Old set", NAMES).table
+        made = made_calibration()
+        store.set_calibration(table.id, CalibrationIn.model_validate({**made, "agreement": 0.0}))
+        from tables.schema import table_calibrations
+
+        with store.engine.begin() as conn:
+            old = {k: v for k, v in made.items() if k != "agreement"}
+            conn.execute(table_calibrations.update().where(table_calibrations.c.table_id == table.id)
+                         .values(calibration=old))
+        kept = store.get_calibration(table.id, full=True)
+        assert kept.calibration.agreement == 0.0 and kept.calibration.references_f16 == made["references_f16"]
     finally:
         store.close()
 
@@ -221,7 +251,7 @@ def test_a_calibration_kept_before_the_classifier_hash_asks_for_a_new_photo(db_u
 
     store = TableStore.open(db_url)
     table = store.create_table("Friday", NAMES).table
-    store.set_calibration(table.id, made_calibration())
+    store.set_calibration(table.id, CalibrationIn.model_validate(made_calibration()))
     downgrade(store.engine, "0002")  # back to the schema of the release before 0003
     with store.engine.connect() as conn:
         assert "model_sha256" not in {c["name"] for c in sa_inspect(conn).get_columns("table_calibrations")}
@@ -299,3 +329,22 @@ def test_teach_a_table_its_set_on_the_command_line(capsys, db_url, tmp_path: Pat
     assert code == 2 and "calibration" in err
     code, out, _ = run(capsys, "table", "calibrate", tid, "--clear", "--db", db_url)
     assert code == 0 and "forgotten" in out and "calibration: none" in out
+
+
+def test_a_calibration_file_kept_from_the_command_line_is_checked_as_the_put_body(capsys, sqlite_url, tmp_path):
+    """``zhuoji table calibrate ID set.json`` keeps what ``zhuoji calibrate --out`` wrote; a file with a key no
+    calibration has, one that is no JSON, or references that do not parse is one line and exit 2, nothing kept."""
+    code, out, _ = run(capsys, "table", "new", "Friday", "--players", ",".join(NAMES), "--db", sqlite_url, "--json")
+    tid = json.loads(out)["id"]
+    good = tmp_path / "set.json"
+    good.write_text(json.dumps(made_calibration()), encoding="utf-8")
+    code, out, _ = run(capsys, "table", "calibrate", tid, str(good), "--db", sqlite_url, "--json")
+    assert code == 0 and json.loads(out)["calibration"]["disagreed"][1] == {"tile": "7s", "read_as": "9s"}
+    bad = {"extra.json": json.dumps({**made_calibration(), "colour": "green"}), "text.json": "{nope",
+           "refs.json": json.dumps({**made_calibration(), "references_f16": "###"})}
+    for name, text in bad.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        code, out, err = run(capsys, "table", "calibrate", tid, str(tmp_path / name), "--db", sqlite_url)
+        assert code == 2 and not out and len(err.strip().splitlines()) == 1 and name in err, (name, err)
+    code, out, _ = run(capsys, "table", "show", tid, "--db", sqlite_url, "--json")
+    assert json.loads(out)["table"]["version"] == 2  # only the good file was kept

@@ -58,7 +58,7 @@ def test_a_table_from_the_command_line(capsys, db_url, files, tmp_path):
     assert shown["table"]["totals"] == shown["rounds"][-1]["totals_after"]
     # The same rows through the store directly: the CLI is a shell over it.
     store = TableStore.open(db_url)
-    assert [r.round for r in store.list_rounds(tid)] == [win_round(3), win_round(1)]
+    assert [r.round.entered() for r in store.list_rounds(tid)] == [win_round(3), win_round(1)]
     store.close()
     code, out, _ = run(capsys, "table", "show", tid, "--db", db_url)
     assert "Bo wins on 5p" in out and "Di wins on 5p" in out

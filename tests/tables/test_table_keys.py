@@ -19,7 +19,7 @@ from tables import TableStore
 from tables.db import downgrade
 from tables.keys import is_view_id
 from tables.schema import idempotency_keys
-from tests.tables.support import ADMIN, bearer, win_round
+from tests.tables.support import ADMIN, bearer, entered, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 ROUND = {"round": win_round(1), "expected_version": 2}
@@ -226,7 +226,7 @@ def test_tables_stored_before_get_a_view_id_and_a_key_nobody_knows(db_url, capsy
     store = TableStore.open(db_url)
     made = [store.create_table(f"T{i}", NAMES) for i in range(3)]
     for keyed in made[:2]:
-        store.add_round(keyed.table.id, win_round(1), 1, idempotency_key="phone-1")
+        store.add_round(keyed.table.id, entered(win_round(1)), 1, idempotency_key="phone-1")
     before = [store.get_table(k.table.id) for k in made]
     downgrade(store.engine, "0003")  # the schema as the release before left it
     columns = {c["name"] for c in sa.inspect(store.engine).get_columns("score_tables")}
@@ -250,8 +250,8 @@ def test_tables_stored_before_get_a_view_id_and_a_key_nobody_knows(db_url, capsy
         for keyed in made:  # the key handed out before is gone with its hash; nobody knows the new one
             with pytest.raises(PermissionError):
                 store.check_edit_key(keyed.table.id, keyed.edit_key)
-        retried, replayed = store.add_round(tables[0].id, win_round(1), 1, idempotency_key="phone-1")
-        assert replayed and retried["table"]["view_id"] == tables[0].view_id and retried["number"] == 1
+        retried, replayed = store.add_round(tables[0].id, entered(win_round(1)), 1, idempotency_key="phone-1")
+        assert replayed and retried.table.view_id == tables[0].view_id and retried.number == 1
         issued = store.issue_edit_key(tables[0].id)
         store.check_edit_key(tables[0].id, issued.edit_key)
         assert issued.table.version == tables[0].version  # a new key is not a change of the table

@@ -20,7 +20,7 @@ from tables import (
     TableStore,
 )
 from tables.schema import rounds as rounds_table
-from tests.tables.support import draw_round, impossible_round, win_round
+from tests.tables.support import draw_round, entered, impossible_round, win_round
 
 NAMES = ["Ann", "Bo", "Cy", "Di"]
 
@@ -35,20 +35,24 @@ def store(db_url):
 def test_a_table_keeps_its_rounds_and_totals(store):
     table = store.create_table("Friday", NAMES, {"preset": "gy-reduced", "base": 2}, dealer=3).table
     assert (table.version, table.rounds, table.totals, table.dealer, table.streak) == (1, 0, [0, 0, 0, 0], 3, 1)
-    entered = [win_round(1), draw_round(), win_round(1), win_round(0)]
-    for n, r in enumerate(entered, start=1):
-        answer, replayed = store.add_round(table.id, r, expected_version=n)
-        assert not replayed and answer["number"] == n and answer["table"]["version"] == n + 1
-    expected = replay(add_many(new_scorebook(NAMES, {"preset": "gy-reduced", "base": 2}, 3), entered))
+    given = [win_round(1), draw_round(), win_round(1), win_round(0)]
+    for n, r in enumerate(given, start=1):
+        answer, replayed = store.add_round(table.id, entered(r), expected_version=n)
+        assert not replayed and answer.number == n and answer.table.version == n + 1
+    expected = replay(add_many(new_scorebook(NAMES, {"preset": "gy-reduced", "base": 2}, 3), given))
     now = store.get_table(table.id)
     assert now.totals == list(expected.totals) and sum(now.totals) == 0
     assert (now.dealer, now.streak, now.rounds, now.version) == (expected.dealer, expected.streak, 4, 5)
     stored = store.list_rounds(table.id)
-    assert [r.round for r in stored] == entered  # the input as entered, exactly
+    assert [r.round.entered() for r in stored] == given  # the input as entered, exactly
     for row, played in zip(stored, expected.rounds, strict=True):
         assert (row.dealer, row.streak, row.totals_after) == (played.dealer, played.streak, list(played.totals_after))
-        assert row.settlement == played.settlement.to_dict() and row.state == played.state
+        assert row.settlement.model_dump(mode="json") == played.settlement.to_dict()
         assert row.engine_version and row.created_at.endswith("Z")
+    with store.engine.connect() as conn:  # what the engine saw: the round as entered with the table's decisions
+        states = conn.execute(sa.select(rounds_table.c.state).where(rounds_table.c.table_id == table.id)
+                              .order_by(rounds_table.c.number)).scalars().all()
+    assert states == [played.state for played in expected.rounds]
 
 
 def add_many(book, rounds):
@@ -60,10 +64,10 @@ def add_many(book, rounds):
 def test_edit_and_undo_replay_later_rounds(store):
     table = store.create_table("Edits", NAMES).table
     for r in [win_round(1), win_round(1), draw_round(), win_round(2)]:
-        store.add_round(table.id, r, None)
+        store.add_round(table.id, entered(r), None)
     assert [r.dealer for r in store.list_rounds(table.id)] == [0, 1, 1, 1]
     created = [r.created_at for r in store.list_rounds(table.id)]
-    edited = store.replace_round(table.id, 1, win_round(3), expected_version=5)
+    edited = store.replace_round(table.id, 1, entered(win_round(3)), expected_version=5)
     assert edited.version == 6
     after = store.list_rounds(table.id)
     assert [r.dealer for r in after] == [0, 3, 1, 1]
@@ -71,8 +75,8 @@ def test_edit_and_undo_replay_later_rounds(store):
     undone = store.remove_round(table.id, 2, expected_version=6)
     assert undone.rounds == 3 and undone.version == 7
     left = store.list_rounds(table.id)
-    assert [r.number for r in left] == [1, 2, 3] and [r.round for r in left] == [win_round(3), draw_round(),
-                                                                                  win_round(2)]
+    assert [r.number for r in left] == [1, 2, 3]
+    assert [r.round.entered() for r in left] == [win_round(3), draw_round(), win_round(2)]
     assert [r.created_at for r in left] == [created[0], created[2], created[3]]
     assert left[-1].totals_after == undone.totals and sum(undone.totals) == 0
     store.remove_round(table.id, 3, None)  # undo the last round
@@ -83,12 +87,12 @@ def test_edit_and_undo_replay_later_rounds(store):
 
 def test_stale_writes_get_the_current_table_and_change_nothing(store):
     table = store.create_table("Two phones", NAMES).table
-    store.add_round(table.id, win_round(1), expected_version=1)
+    store.add_round(table.id, entered(win_round(1)), expected_version=1)
     with pytest.raises(StaleVersion) as stale:
-        store.add_round(table.id, win_round(2), expected_version=1)
+        store.add_round(table.id, entered(win_round(2)), expected_version=1)
     assert stale.value.current.version == 2 and stale.value.current.rounds == 1
     with pytest.raises(StaleVersion):
-        store.replace_round(table.id, 1, win_round(2), expected_version=1)
+        store.replace_round(table.id, 1, entered(win_round(2)), expected_version=1)
     with pytest.raises(StaleVersion):
         store.remove_round(table.id, 1, expected_version=7)
     assert store.get_table(table.id) == stale.value.current
@@ -96,28 +100,28 @@ def test_stale_writes_get_the_current_table_and_change_nothing(store):
 
 def test_an_invalid_round_leaves_the_table_unchanged(store):
     table = store.create_table("Bad input", NAMES).table
-    store.add_round(table.id, win_round(1), None)
+    store.add_round(table.id, entered(win_round(1)), None)
     before, rounds = store.get_table(table.id), store.list_rounds(table.id)
     with pytest.raises(ValueError, match="round 2: .*cannot win"):
-        store.add_round(table.id, impossible_round(), before.version)
+        store.add_round(table.id, entered(impossible_round()), before.version)
     with pytest.raises(ValueError, match="round 1: .*cannot win"):
-        store.replace_round(table.id, 1, impossible_round(), before.version)
-    with pytest.raises(ValueError, match="table decides"):
-        store.add_round(table.id, {**win_round(1), "rules": "liupanshui"}, before.version)
+        store.replace_round(table.id, 1, entered(impossible_round()), before.version)
+    with pytest.raises(ValueError, match="rules"):  # the table decides them: refused by the round's model
+        store.add_round(table.id, entered({**win_round(1), "rules": "liupanshui"}), before.version)
     assert store.get_table(table.id) == before and store.list_rounds(table.id) == rounds
 
 
 def test_idempotency_key_stores_once_and_answers_the_same(store):
     table = store.create_table("Bad wifi", NAMES).table
-    first, replayed = store.add_round(table.id, win_round(1), 1, idempotency_key="phone-1-round-1")
+    first, replayed = store.add_round(table.id, entered(win_round(1)), 1, idempotency_key="phone-1-round-1")
     assert not replayed
-    again, replayed = store.add_round(table.id, win_round(1), 1, idempotency_key="phone-1-round-1")
+    again, replayed = store.add_round(table.id, entered(win_round(1)), 1, idempotency_key="phone-1-round-1")
     assert replayed and again == first
     assert store.get_table(table.id).rounds == 1
     with pytest.raises(IdempotencyKeyReused):
-        store.add_round(table.id, win_round(2), 2, idempotency_key="phone-1-round-1")
+        store.add_round(table.id, entered(win_round(2)), 2, idempotency_key="phone-1-round-1")
     other = store.create_table("Other", NAMES).table  # keys belong to one table
-    _, replayed = store.add_round(other.id, win_round(1), 1, idempotency_key="phone-1-round-1")
+    _, replayed = store.add_round(other.id, entered(win_round(1)), 1, idempotency_key="phone-1-round-1")
     assert not replayed
 
 
@@ -127,14 +131,14 @@ def test_list_delete_and_not_found(store):
     assert total == 5 and [t.id for t in page] == ids[::-1][:2]  # newest first
     page, _ = store.list_tables(limit=2, offset=4)
     assert [t.id for t in page] == [ids[0]]
-    store.add_round(ids[0], win_round(1), None, idempotency_key="k")
+    store.add_round(ids[0], entered(win_round(1)), None, idempotency_key="k")
     store.delete_table(ids[0])
     with pytest.raises(TableNotFound):
         store.get_table(ids[0])
     with pytest.raises(TableNotFound):
         store.list_rounds(ids[0])
     with pytest.raises(TableNotFound):
-        store.add_round(ids[0], win_round(1), None)
+        store.add_round(ids[0], entered(win_round(1)), None)
     with store.engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(rounds_table)).scalar_one() == 0
 
@@ -167,9 +171,9 @@ def test_threads_writing_at_once_never_double_count(store):
         for _ in range(6):
             version = store.get_table(table.id).version
             try:
-                answer, _ = store.add_round(table.id, win_round(seat % 4), version)
+                answer, _ = store.add_round(table.id, entered(win_round(seat % 4)), version)
                 with lock:
-                    wins.append(answer["number"])
+                    wins.append(answer.number)
             except StaleVersion:
                 with lock:
                     stale.append(seat)
@@ -185,7 +189,7 @@ def test_threads_writing_at_once_never_double_count(store):
     assert final.rounds == len(wins) == len(stored) and final.version == len(wins) + 1
     assert len(wins) + len(stale) == 48
     assert final.totals == stored[-1].totals_after == list(replay(add_many(
-        new_scorebook(NAMES), [r.round for r in stored])).totals)
+        new_scorebook(NAMES), [r.round.entered() for r in stored])).totals)
 
 
 def _replica(url: str, inbox: multiprocessing.Queue, out: multiprocessing.Queue) -> None:
@@ -196,7 +200,8 @@ def _replica(url: str, inbox: multiprocessing.Queue, out: multiprocessing.Queue)
         # Seats 0 and 2 share keys k0-0..k4-0, seats 1 and 3 k0-1..k4-1, each with a different round: of two
         # requests with one key exactly one is stored, the other is refused (or answered from the first).
         try:
-            _, replayed = store.add_round(table_id, win_round(seat % 4), None, idempotency_key=f"k{i}-{seat % 2}")
+            _, replayed = store.add_round(table_id, entered(win_round(seat % 4)), None,
+                                          idempotency_key=f"k{i}-{seat % 2}")
             added += not replayed
         except IdempotencyKeyReused:
             pass
