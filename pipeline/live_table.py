@@ -1,0 +1,151 @@
+"""Live mode for a camera fixed over the table (``zhuoji live --table``): it proposes the round when it sees the hands
+laid down at the end of it.
+
+Frames are watched cheaply: :class:`vision.tracking.ViewChange` compares each frame, on a small grey copy, with the
+one that began the current still spell (a few ms a frame). The whole-table reading
+(:func:`pipeline.table_photo.read_table`, the one behind ``zhuoji read-table``) runs only on a view that has been
+still for ``settle`` frames, and once a still spell has told what it can, not again until the view changes:
+
+* a reading that shows no hands laid down (:func:`laid_down`) ends the spell's looks, and arms the watch: the next
+  table laid down is a round to propose;
+* a reading of a laid-down table is proposed once the next settled frame reads the same (two looks agreeing), at
+  most ``looks`` looks a spell;
+* after a proposal the watch is disarmed until a settled view shows no laid-down hands (the tiles pushed in, the
+  next deal): the same table seen again after a hand passed over it is not proposed again, and a table read as
+  nearly the same (:func:`same_table`) as the last one proposed never is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.table_photo import TableReading, TableSeat, read_table
+from vision.classes import SUITED_TILES
+from vision.detect import Detector
+from vision.tracking import ViewChange
+
+SETTLE_FRAMES = 5  # frames the view must stay unchanged before the table is read
+LOOKS_PER_SPELL = 4  # readings of one still spell at most, while two in a row do not agree
+HAND_TILES = (12, 14)  # a laid hand: its face-up concealed tiles + 3 per meld (13, or 14 for the winner; one missed)
+MIN_CONCEALED = 4  # and at least this many face-up concealed tiles (a hand with three melds keeps four)
+MIN_SEATS = 3  # seats showing a laid hand for the table to be laid down
+SAME_TABLE = 0.8  # share of tiles in common from which two readings are the same table state
+
+
+def face_up(tiles: list[str]) -> int:
+    return sum(t in SUITED_TILES for t in tiles)
+
+
+def shows_hand(seat: TableSeat) -> bool:
+    """The seat's hand lies face up: its face-up concealed tiles and melds (3 each) count a hand, give or take a
+    tile. During play the hands stand (their backs or tops face the camera) and the reading finds no such row: the
+    row it takes for a hand is then the river's nearest row, six tiles at most."""
+    concealed = face_up(seat.concealed)
+    return concealed >= MIN_CONCEALED and HAND_TILES[0] <= concealed + 3 * len(seat.melds) <= HAND_TILES[1]
+
+
+def laid_down(reading: TableReading) -> bool:
+    """The table at the end of a round: at least ``MIN_SEATS`` seats show a hand laid face up."""
+    return sum(shows_hand(s) for s in reading.seats) >= MIN_SEATS
+
+
+def table_key(reading: TableReading) -> tuple:
+    """What two readings must agree on to be the same: every seat's hand, melds and river, and the flipped tile."""
+    return (tuple((tuple(s.concealed), tuple((m.type, m.tile) for m in s.melds), tuple(s.river))
+                  for s in reading.seats), reading.flipped)
+
+
+def _seat_tiles(seat: TableSeat) -> Counter[str]:
+    return Counter([*seat.concealed, *seat.river, *(m.tile or "back" for m in seat.melds)])
+
+
+def same_table(a: TableReading, b: TableReading) -> float:
+    """Share of the tiles the two readings have in common, seat by seat (hands, melds, rivers): 1.0 the same reading,
+    near 0 a new round."""
+    common = total = 0
+    for sa, sb in zip(a.seats, b.seats, strict=True):
+        ta, tb = _seat_tiles(sa), _seat_tiles(sb)
+        common += sum((ta & tb).values())
+        total += max(sum(ta.values()), sum(tb.values()))
+    return common / total if total else 1.0
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A round proposed: the frame it was read on (the second of the two that agreed) and the reading."""
+
+    frame: int
+    reading: TableReading
+
+
+@dataclass
+class WatchStats:
+    frames: int = 0  # frames watched
+    looks: int = 0  # whole-table readings run
+    proposals: int = 0
+
+
+ReadTable = Callable[[Detector, np.ndarray], TableReading]
+
+
+class RoundWatch:
+    """Feed it a fixed camera's frames in order (:meth:`add`); it answers a :class:`Proposal` when the hands have
+    been laid down and two settled frames read the same table, once per round."""
+
+    def __init__(self, detector: Detector, settle: int = SETTLE_FRAMES, looks: int = LOOKS_PER_SPELL,
+                 read: ReadTable = read_table) -> None:
+        if settle < 1 or looks < 2:
+            raise ValueError("settle takes a whole number ≥ 1 (frames), looks ≥ 2")
+        self.detector, self.settle, self.max_looks, self.read = detector, settle, looks, read
+        self.view = ViewChange()
+        self.still = 0  # frames since the view last changed
+        self.spell_looks = 0  # readings of this still spell
+        self.spell_done = False  # this still spell has told what it can: no more looks until the view changes
+        self.previous: TableReading | None = None  # this spell's last reading of a laid-down table
+        self.armed = True  # the next laid-down table is a round to propose
+        self.proposed: TableReading | None = None
+        self.stats = WatchStats()
+
+    @property
+    def state(self) -> str:
+        """A word for what the watch is doing, for a banner."""
+        if self.still < self.settle:
+            return "watching"
+        if not self.armed:
+            return "proposed"
+        return "laid down, reading" if self.previous is not None else "settled"
+
+    def add(self, number: int, frame: np.ndarray) -> Proposal | None:
+        """One frame (``number``: its place in the source); the proposal when this frame makes one."""
+        self.stats.frames += 1
+        if self.view.motion(frame).changed:
+            self.view.set_reference(frame)
+            self.still, self.spell_looks, self.spell_done, self.previous = 0, 0, False, None
+            return None
+        self.still += 1
+        if self.still < self.settle or self.spell_done:
+            return None
+        reading = self.read(self.detector, frame)
+        self.stats.looks += 1
+        self.spell_looks += 1
+        self.spell_done = self.spell_looks >= self.max_looks
+        if not laid_down(reading):
+            self.armed, self.spell_done, self.previous = True, True, None
+            return None
+        if not self.armed:  # this table was proposed already; it is pushed in before the next one
+            self.spell_done = True
+            return None
+        if self.previous is None or table_key(self.previous) != table_key(reading):
+            self.previous = reading
+            return None
+        self.spell_done, self.previous = True, None
+        if self.proposed is not None and same_table(self.proposed, reading) >= SAME_TABLE:
+            self.armed = False  # the table proposed last, seen again after a look that missed its hands
+            return None
+        self.proposed, self.armed = reading, False
+        self.stats.proposals += 1
+        return Proposal(number, reading)
