@@ -2,13 +2,15 @@
 laid down at the end of it.
 
 Frames are watched cheaply: :class:`vision.tracking.ViewChange` compares each frame, on a small grey copy, with the
-one that began the current still spell (a few ms a frame). The whole-table reading
-(:func:`pipeline.table_photo.read_table`, the one behind ``zhuoji read-table``) runs only on a view that has been
-still for ``settle`` frames, and once a still spell has told what it can, not again until the view changes:
+one that began the current still spell (a few ms a frame). The whole table is read (the detector, then
+:func:`pipeline.table_photo.read_table_photo`, the reading behind ``zhuoji read-table``) only on a view that has
+been still for ``settle`` frames, and once a still spell has told what it can, not again until the view changes:
 
 * a reading that shows no hands laid down (:func:`laid_down`) ends the spell's looks, and arms the watch: the next
   table laid down is a round to propose;
-* a reading of a laid-down table is proposed once the next settled frame reads the same (two looks agreeing), at
+* on a laid-down table the spell's looks are voted tile by tile (:class:`vision.tracking.TileTracks`: each box's
+  name is the mean of its looks, a box missed once is kept), so that one look's misread tile is outvoted; the
+  round is proposed once two looks in a row read the same hands, melds and flipped tile (:func:`round_key`), at
   most ``looks`` looks a spell;
 * after a proposal the watch is disarmed until a settled view shows no laid-down hands (the tiles pushed in, the
   next deal): the same table seen again after a hand passed over it is not proposed again, and a table read as
@@ -23,13 +25,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.table_photo import TableReading, TableSeat, read_table
+from pipeline.table_photo import TableReading, TableSeat, read_table_photo, table_reading
 from vision.classes import SUITED_TILES
 from vision.detect import Detector
-from vision.tracking import ViewChange
+from vision.detections import Detections
+from vision.tracking import TileTracks, ViewChange
 
 SETTLE_FRAMES = 5  # frames the view must stay unchanged before the table is read
-LOOKS_PER_SPELL = 4  # readings of one still spell at most, while two in a row do not agree
+LOOKS_PER_SPELL = 6  # readings of one still spell at most, while two in a row do not agree
 HAND_TILES = (12, 14)  # a laid hand: its face-up concealed tiles + 3 per meld (13, or 14 for the winner; one missed)
 MIN_CONCEALED = 4  # and at least this many face-up concealed tiles (a hand with three melds keeps four)
 MIN_SEATS = 3  # seats showing a laid hand for the table to be laid down
@@ -53,10 +56,11 @@ def laid_down(reading: TableReading) -> bool:
     return sum(shows_hand(s) for s in reading.seats) >= MIN_SEATS
 
 
-def table_key(reading: TableReading) -> tuple:
-    """What two readings must agree on to be the same: every seat's hand, melds and river, and the flipped tile."""
-    return (tuple((tuple(s.concealed), tuple((m.type, m.tile) for m in s.melds), tuple(s.river))
-                  for s in reading.seats), reading.flipped)
+def round_key(reading: TableReading) -> tuple:
+    """What two looks must agree on: what settles the round, every seat's hand and melds and the flipped tile (the
+    issue's "round exact"). The rivers are voted with the rest but not asked to agree: with their 40–60 small
+    tiles, one of them read two ways on alternate looks would hold back a round whose hands are read right."""
+    return tuple((tuple(s.concealed), tuple((m.type, m.tile) for m in s.melds)) for s in reading.seats), reading.flipped
 
 
 def _seat_tiles(seat: TableSeat) -> Counter[str]:
@@ -89,7 +93,12 @@ class WatchStats:
     proposals: int = 0
 
 
-ReadTable = Callable[[Detector, np.ndarray], TableReading]
+def read_found(detector: Detector, frame: np.ndarray, found: Detections) -> TableReading:
+    """The table read from boxes already found on ``frame`` (one look's, or the looks' voted tracks)."""
+    return table_reading(read_table_photo(detector, frame, found=found))
+
+
+ReadTable = Callable[[Detector, np.ndarray, Detections], TableReading]
 
 
 class RoundWatch:
@@ -97,11 +106,13 @@ class RoundWatch:
     been laid down and two settled frames read the same table, once per round."""
 
     def __init__(self, detector: Detector, settle: int = SETTLE_FRAMES, looks: int = LOOKS_PER_SPELL,
-                 read: ReadTable = read_table) -> None:
+                 read: ReadTable = read_found) -> None:
         if settle < 1 or looks < 2:
             raise ValueError("settle takes a whole number ≥ 1 (frames), looks ≥ 2")
         self.detector, self.settle, self.max_looks, self.read = detector, settle, looks, read
         self.view = ViewChange()
+        self.tracks = TileTracks(min_hits=2)  # this spell's looks, voted: a box counts from its second look
+        self.shift = (0.0, 0.0)  # the view's shift at the spell's last look (a fixed camera's drift)
         self.still = 0  # frames since the view last changed
         self.spell_looks = 0  # readings of this still spell
         self.spell_done = False  # this still spell has told what it can: no more looks until the view changes
@@ -122,16 +133,16 @@ class RoundWatch:
     def add(self, number: int, frame: np.ndarray) -> Proposal | None:
         """One frame (``number``: its place in the source); the proposal when this frame makes one."""
         self.stats.frames += 1
-        if self.view.motion(frame).changed:
+        motion = self.view.motion(frame)
+        if motion.changed:
             self.view.set_reference(frame)
             self.still, self.spell_looks, self.spell_done, self.previous = 0, 0, False, None
+            self.tracks, self.shift = TileTracks(min_hits=2), (0.0, 0.0)
             return None
         self.still += 1
         if self.still < self.settle or self.spell_done:
             return None
-        reading = self.read(self.detector, frame)
-        self.stats.looks += 1
-        self.spell_looks += 1
+        reading = self.look(frame, motion.dx, motion.dy)
         self.spell_done = self.spell_looks >= self.max_looks
         if not laid_down(reading):
             self.armed, self.spell_done, self.previous = True, True, None
@@ -139,7 +150,7 @@ class RoundWatch:
         if not self.armed:  # this table was proposed already; it is pushed in before the next one
             self.spell_done = True
             return None
-        if self.previous is None or table_key(self.previous) != table_key(reading):
+        if self.previous is None or round_key(self.previous) != round_key(reading):
             self.previous = reading
             return None
         self.spell_done, self.previous = True, None
@@ -149,3 +160,14 @@ class RoundWatch:
         self.proposed, self.armed = reading, False
         self.stats.proposals += 1
         return Proposal(number, reading)
+
+    def look(self, frame: np.ndarray, dx: float, dy: float) -> TableReading:
+        """Run the detector on ``frame`` (the view shifted by dx, dy since the spell began), add its boxes to the
+        spell's tracks, and read the table: the tracks' voted boxes from the second look on, the first look's own
+        boxes before."""
+        dets = self.detector(frame)
+        self.tracks.update(dets, dx - self.shift[0], dy - self.shift[1])
+        self.shift = (dx, dy)
+        self.stats.looks += 1
+        self.spell_looks += 1
+        return self.read(self.detector, frame, dets if self.spell_looks == 1 else self.tracks.detections())

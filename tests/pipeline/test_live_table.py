@@ -6,6 +6,7 @@ by hand (``tests/vision/table_support.py``)."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -16,6 +17,7 @@ from datasets.table_video import camera_noise
 from pipeline.live_table import RoundWatch, laid_down, same_table, shows_hand
 from pipeline.table_photo import TablePhoto, TableReading, table_reading
 from tests.vision.table_support import SIZE, WON, SeatTiles, TablePlan, build
+from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.table import read_table_tiles, table_layout
 
@@ -42,15 +44,17 @@ def texture(seed: int, size: int = 480) -> np.ndarray:
     return cv2.resize(noise, (size, size), interpolation=cv2.INTER_CUBIC)
 
 
+Alter = Callable[[Detections, int], None]  # changes a state's boxes at a given look (1, 2, ...) of that state
+
+
 class StateDetector:
     """Scripted detector: each state of the table is a texture; a frame shows the state whose texture it is nearest,
-    and the detector reports that state's boxes (in a photo of ``SIZE`` pixels). ``misread``: states whose reading
-    changes one tile on every other call (a tile the detector cannot make up its mind about)."""
+    and the detector reports that state's boxes (in a photo of ``SIZE`` pixels), changed by ``alter`` where given."""
 
     model_path = Path("scripted.onnx")
 
-    def __init__(self, states: dict[str, tuple[np.ndarray, Detections]], misread: set[str] = frozenset()) -> None:
-        self.states, self.misread = states, misread
+    def __init__(self, states: dict[str, tuple[np.ndarray, Detections]], alter: dict[str, Alter] | None = None) -> None:
+        self.states, self.alter = states, alter or {}
         self.calls: list[str] = []
 
     def state_of(self, frame: np.ndarray) -> str:
@@ -60,11 +64,16 @@ class StateDetector:
         name = self.state_of(image)
         self.calls.append(name)
         dets = copy.deepcopy(self.states[name][1])
-        if name in self.misread and len(self.calls) % 2:
-            first = 0  # seat 0's first concealed tile, read as the next kind
-            dets.class_id[first] = (dets.class_id[first] + 1) % 27
-            dets.top3_class[first, 0] = dets.class_id[first]
+        if name in self.alter:
+            self.alter[name](dets, self.calls.count(name))
         return dets
+
+
+def name_box(dets: Detections, box: int, kind: str, p: float, second: str, p_second: float) -> None:
+    """Box ``box`` read as ``kind`` with ``p``, the next guess ``second``."""
+    dets.class_id[box], dets.confidence[box] = CLASS_NAMES.index(kind), p
+    dets.top3_class[box] = (CLASS_NAMES.index(kind), CLASS_NAMES.index(second), -1)
+    dets.top3_prob[box] = (p, p_second, 0.0)
 
 
 def table_states(**extra: Detections) -> dict[str, tuple[np.ndarray, Detections]]:
@@ -87,8 +96,9 @@ def frames(states: dict[str, tuple[np.ndarray, Detections]], script: list[tuple[
     return out
 
 
-def watch(detector: StateDetector, script_frames: list[np.ndarray], settle: int = 3) -> tuple[RoundWatch, list]:
-    w = RoundWatch(detector, settle=settle)
+def watch(detector: StateDetector, script_frames: list[np.ndarray], settle: int = 3, looks: int = 4
+          ) -> tuple[RoundWatch, list]:
+    w = RoundWatch(detector, settle=settle, looks=looks)
     proposals = [p for i, f in enumerate(script_frames) if (p := w.add(i + 1, f)) is not None]
     return w, proposals
 
@@ -140,6 +150,23 @@ def test_the_next_round_is_proposed_after_the_push() -> None:
     assert [seats_of(p.reading) for p in proposals] == [plan_seats(WON), plan_seats(next_round(WON))]
 
 
+def test_rivers_need_not_agree() -> None:
+    """A discard read two ways on alternate looks (rivers are voted, not asked to agree): the hands agree, and the
+    round is proposed on the second look."""
+    discard = build(WON).river[3][0]
+
+    def flicker(dets: Detections, look: int) -> None:
+        if look % 2:
+            name_box(dets, discard, "9m", 0.9, "8m", 0.05)
+
+    states = table_states()
+    detector = StateDetector(states, {"laid": flicker})
+    _, proposals = watch(detector, frames(states, [("laid", 10)]))
+    assert detector.calls == ["laid"] * 2 and len(proposals) == 1
+    assert seats_of(proposals[0].reading)[:3] == plan_seats(WON)[:3]
+    assert proposals[0].reading.seats[3].concealed == WON.seats[3].concealed
+
+
 def test_a_new_round_is_not_proposed_without_the_hands_pushed_in_between() -> None:
     """A laid-down table read differently after an arm passed (a tile moved, or misread): the round was proposed;
     it is not proposed again until the table is seen without its hands."""
@@ -160,17 +187,35 @@ def test_a_hand_held_over_the_table_does_not_repeat_the_proposal() -> None:
     assert not w.armed
 
 
-def test_looks_that_disagree_propose_nothing() -> None:
-    """A tile read two ways on alternate looks: two readings in a row never agree, and the still spell stops
-    reading after ``looks``; the proposal comes once the tile reads steadily."""
+def test_a_tile_misread_on_one_look_is_outvoted() -> None:
+    """The first look reads seat 3's first concealed tile, 4p, as 9p (9p 0.9, 4p 0.05); the next looks read 4p
+    (0.95). The looks' votes name it 4p from the second look on, so the second and third looks agree: the round is
+    proposed a look later than a steady reading would be, and right."""
+    tile = build(WON).concealed[3][0]
+
+    def misread_first(dets: Detections, look: int) -> None:
+        if look == 1:
+            name_box(dets, tile, "9p", 0.9, "4p", 0.05)
+
     states = table_states()
-    detector = StateDetector(states, misread={"laid"})
-    w = RoundWatch(detector, settle=3, looks=4)
-    assert [w.add(i, f) for i, f in enumerate(frames(states, [("laid", 12)]))] == [None] * 12
-    assert w.stats.looks == 4
-    detector.misread = set()
-    proposals = [p for i, f in enumerate(frames(states, [("arm", 1), ("laid", 8)], seed=1)) if (p := w.add(i, f))]
-    assert len(proposals) == 1 and seats_of(proposals[0].reading) == plan_seats(WON)
+    detector = StateDetector(states, {"laid": misread_first})
+    _, proposals = watch(detector, frames(states, [("laid", 10)]))
+    assert detector.calls == ["laid"] * 3 and len(proposals) == 1
+    assert seats_of(proposals[0].reading) == plan_seats(WON)
+
+
+def test_looks_that_never_agree_propose_nothing() -> None:
+    """A concealed tile named anew at each look, each time more surely: the vote follows the latest name, no two
+    looks in a row agree, and the still spell stops reading after ``looks`` looks."""
+    tile = build(WON).concealed[3][0]
+
+    def renamed(dets: Detections, look: int) -> None:
+        name_box(dets, tile, ["9p", "1m", "7m", "3s"][look % 4], 0.5 + 0.1 * look, "4p", 0.05)
+
+    states = table_states()
+    detector = StateDetector(states, {"laid": renamed})
+    w, proposals = watch(detector, frames(states, [("laid", 14)]))
+    assert proposals == [] and w.stats.looks == 4 == len(detector.calls)
 
 
 def test_settle_and_looks_are_checked() -> None:
