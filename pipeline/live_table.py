@@ -6,8 +6,9 @@ one that began the current still spell (a few ms a frame). The whole table is re
 :func:`pipeline.table_photo.read_table_photo`, the reading behind ``zhuoji read-table``) only on a view that has
 been still for ``settle`` frames, and once a still spell has told what it can, not again until the view changes:
 
-* a reading that shows no hands laid down (:func:`laid_down`) ends the spell's looks, and arms the watch: the next
-  table laid down is a round to propose;
+* a first reading that shows no hands laid down (:func:`laid_down`) ends the spell's looks, and arms the watch:
+  the next table laid down is a round to propose (one such look after a laid-down one is a hand missed: the spell
+  looks again);
 * on a laid-down table the spell's looks are voted tile by tile (:class:`vision.tracking.TileTracks`: each box's
   name is the mean of its looks, a box missed once is kept), so that one look's misread tile is outvoted; the
   round is proposed once two looks in a row read the same hands, melds and flipped tile (:func:`round_key`), at
@@ -33,7 +34,8 @@ from vision.tracking import TileTracks, ViewChange
 
 SETTLE_FRAMES = 5  # frames the view must stay unchanged before the table is read
 LOOKS_PER_SPELL = 6  # readings of one still spell at most, while two in a row do not agree
-HAND_TILES = (12, 14)  # a laid hand: its face-up concealed tiles + 3 per meld (13, or 14 for the winner; one missed)
+HAND_TILES = (12, 15)  # a laid hand: its face-up concealed tiles + 3 per meld (13, or 14 for the winner; one tile
+# missed, or one box too many)
 MIN_CONCEALED = 4  # and at least this many face-up concealed tiles (a hand with three melds keeps four)
 MIN_SEATS = 3  # seats showing a laid hand for the table to be laid down
 SAME_TABLE = 0.8  # share of tiles in common from which two readings are the same table state
@@ -46,7 +48,8 @@ def face_up(tiles: list[str]) -> int:
 def shows_hand(seat: TableSeat) -> bool:
     """The seat's hand lies face up: its face-up concealed tiles and melds (3 each) count a hand, give or take a
     tile. During play the hands stand (their backs or tops face the camera) and the reading finds no such row: the
-    row it takes for a hand is then the river's nearest row, six tiles at most."""
+    row it takes for a hand is then the river's nearest row, six tiles at most (with two or three melds that counts
+    a hand too: hence three seats of four)."""
     concealed = face_up(seat.concealed)
     return concealed >= MIN_CONCEALED and HAND_TILES[0] <= concealed + 3 * len(seat.melds) <= HAND_TILES[1]
 
@@ -117,6 +120,7 @@ class RoundWatch:
         self.spell_looks = 0  # readings of this still spell
         self.spell_done = False  # this still spell has told what it can: no more looks until the view changes
         self.previous: TableReading | None = None  # this spell's last reading of a laid-down table
+        self.spell_laid = False  # a look of this spell found the hands laid down
         self.armed = True  # the next laid-down table is a round to propose
         self.proposed: TableReading | None = None
         self.stats = WatchStats()
@@ -136,7 +140,7 @@ class RoundWatch:
         motion = self.view.motion(frame)
         if motion.changed:
             self.view.set_reference(frame)
-            self.still, self.spell_looks, self.spell_done, self.previous = 0, 0, False, None
+            self.still, self.spell_looks, self.spell_done, self.previous, self.spell_laid = 0, 0, False, None, False
             self.tracks, self.shift = TileTracks(min_hits=2), (0.0, 0.0)
             return None
         self.still += 1
@@ -145,8 +149,11 @@ class RoundWatch:
         reading = self.look(frame, motion.dx, motion.dy)
         self.spell_done = self.spell_looks >= self.max_looks
         if not laid_down(reading):
-            self.armed, self.spell_done, self.previous = True, True, None
-            return None
+            self.previous = None
+            if not self.spell_laid:  # a still view without laid hands: the next laid-down table is a new round
+                self.armed, self.spell_done = True, True
+            return None  # else one look that missed a hand of a table seen laid down: look again
+        self.spell_laid = True
         if not self.armed:  # this table was proposed already; it is pushed in before the next one
             self.spell_done = True
             return None
