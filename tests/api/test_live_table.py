@@ -91,6 +91,25 @@ def test_a_scripted_detector_sees_one_round_proposed_exactly(round_video) -> Non
 
 
 @pytest.mark.slow
+def test_the_proposal_as_text_and_the_watched_video(round_video, tmp_path) -> None:
+    """Without --json a proposal is a line per seat (hand, melds, river), then the flipped tile and the winner;
+    --out writes every watched frame with the watch's state on it."""
+    states, shown, video = round_video
+    lines: list[str] = []
+    out = tmp_path / "watched.avi"
+    live_table(str(video), SceneDetector(states), settle=3, emit=lines.append, out=out)
+    assert len(lines) == 6 and lines[0].endswith("round laid down, proposed:")
+    for line, seat in zip(lines[1:5], states.truth["seats"], strict=True):
+        assert line.startswith(f"  seat {seat['seat']}: {' '.join(seat['concealed'])}")
+        assert line.endswith(f"| river {' '.join(seat['river'])}")
+    winner = states.truth["winner"]
+    assert lines[5].endswith(f"winner (guess): {'-' if winner is None else f'seat {winner}'}")
+    cap = cv2.VideoCapture(str(out))
+    assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == len(shown)
+    cap.release()
+
+
+@pytest.mark.slow
 def test_the_shipped_model_proposes_the_round_once(round_video, capsys) -> None:
     model = model_path()
     if model is None:
