@@ -6,9 +6,9 @@ one that began the current still spell (a few ms a frame). The whole table is re
 :func:`pipeline.table_photo.read_table_photo`, the reading behind ``zhuoji read-table``) only on a view that has
 been still for ``settle`` frames, and once a still spell has told what it can, not again until the view changes:
 
-* a first reading that shows no hands laid down (:func:`laid_down`) ends the spell's looks, and arms the watch:
-  the next table laid down is a round to propose (one such look after a laid-down one is a hand missed: the spell
-  looks again);
+* a reading that shows no hands laid down (:func:`laid_down`) ends the spell's looks, and arms the watch: the next
+  table laid down is a round to propose; but one that shows all but one of the hands needed, or follows a look of
+  a laid-down table in the same spell, is a hand missed: the spell looks again;
 * on a laid-down table the spell's looks are voted tile by tile (:class:`vision.tracking.TileTracks`: each box's
   name is the mean of its looks, a box missed once is kept), so that one look's misread tile is outvoted; the
   round is proposed once two looks in a row read the same hands, melds and flipped tile (:func:`round_key`), at
@@ -54,9 +54,14 @@ def shows_hand(seat: TableSeat) -> bool:
     return concealed >= MIN_CONCEALED and HAND_TILES[0] <= concealed + 3 * len(seat.melds) <= HAND_TILES[1]
 
 
+def hands_shown(reading: TableReading) -> int:
+    """The seats that show a hand laid face up."""
+    return sum(shows_hand(s) for s in reading.seats)
+
+
 def laid_down(reading: TableReading) -> bool:
     """The table at the end of a round: at least ``MIN_SEATS`` seats show a hand laid face up."""
-    return sum(shows_hand(s) for s in reading.seats) >= MIN_SEATS
+    return hands_shown(reading) >= MIN_SEATS
 
 
 def round_key(reading: TableReading) -> tuple:
@@ -104,6 +109,12 @@ def read_found(detector: Detector, frame: np.ndarray, found: Detections) -> Tabl
 ReadTable = Callable[[Detector, np.ndarray, Detections], TableReading]
 
 
+def spell_tracks() -> TileTracks:
+    """A still spell's tiles over its looks: each box named by the mean of its looks, counted from its first look
+    (a table laid down is read on the first look), kept through one look that misses it."""
+    return TileTracks(min_hits=1, max_misses=1)
+
+
 class RoundWatch:
     """Feed it a fixed camera's frames in order (:meth:`add`); it answers a :class:`Proposal` when the hands have
     been laid down and two settled frames read the same table, once per round."""
@@ -114,13 +125,14 @@ class RoundWatch:
             raise ValueError("settle takes a whole number ≥ 1 (frames), looks ≥ 2")
         self.detector, self.settle, self.max_looks, self.read = detector, settle, looks, read
         self.view = ViewChange()
-        self.tracks = TileTracks(min_hits=2)  # this spell's looks, voted: a box counts from its second look
+        self.tracks = spell_tracks()
         self.shift = (0.0, 0.0)  # the view's shift at the spell's last look (a fixed camera's drift)
         self.still = 0  # frames since the view last changed
         self.spell_looks = 0  # readings of this still spell
         self.spell_done = False  # this still spell has told what it can: no more looks until the view changes
         self.previous: TableReading | None = None  # this spell's last reading of a laid-down table
         self.spell_laid = False  # a look of this spell found the hands laid down
+        self.spell_misses = 0  # looks in a row of this spell that did not
         self.armed = True  # the next laid-down table is a round to propose
         self.proposed: TableReading | None = None
         self.stats = WatchStats()
@@ -140,8 +152,9 @@ class RoundWatch:
         motion = self.view.motion(frame)
         if motion.changed:
             self.view.set_reference(frame)
-            self.still, self.spell_looks, self.spell_done, self.previous, self.spell_laid = 0, 0, False, None, False
-            self.tracks, self.shift = TileTracks(min_hits=2), (0.0, 0.0)
+            self.still, self.spell_looks, self.spell_done, self.previous = 0, 0, False, None
+            self.spell_laid, self.spell_misses = False, 0
+            self.tracks, self.shift = spell_tracks(), (0.0, 0.0)
             return None
         self.still += 1
         if self.still < self.settle or self.spell_done:
@@ -150,9 +163,14 @@ class RoundWatch:
         self.spell_done = self.spell_looks >= self.max_looks
         if not laid_down(reading):
             self.previous = None
-            if not self.spell_laid:  # a still view without laid hands: the next laid-down table is a new round
+            # A still view without laid hands (two looks in a row, or one far from it: during play most still
+            # views show no seat or one): the next laid-down table is a new round. Else a look that missed a hand
+            # of a table laid down, or nearly: look again.
+            self.spell_misses += 1
+            if not self.spell_laid and (self.spell_misses >= 2 or hands_shown(reading) < MIN_SEATS - 1):
                 self.armed, self.spell_done = True, True
-            return None  # else one look that missed a hand of a table seen laid down: look again
+            return None
+        self.spell_misses = 0
         self.spell_laid = True
         if not self.armed:  # this table was proposed already; it is pushed in before the next one
             self.spell_done = True
@@ -170,11 +188,10 @@ class RoundWatch:
 
     def look(self, frame: np.ndarray, dx: float, dy: float) -> TableReading:
         """Run the detector on ``frame`` (the view shifted by dx, dy since the spell began), add its boxes to the
-        spell's tracks, and read the table: the tracks' voted boxes from the second look on, the first look's own
-        boxes before."""
+        spell's tracks, and read the table from the tracks' voted boxes."""
         dets = self.detector(frame)
         self.tracks.update(dets, dx - self.shift[0], dy - self.shift[1])
         self.shift = (dx, dy)
         self.stats.looks += 1
         self.spell_looks += 1
-        return self.read(self.detector, frame, dets if self.spell_looks == 1 else self.tracks.detections())
+        return self.read(self.detector, frame, self.tracks.detections())
