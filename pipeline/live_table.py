@@ -96,6 +96,8 @@ class Proposal:
 
 @dataclass
 class WatchStats:
+    """What a watch has done so far."""
+
     frames: int = 0  # frames watched
     looks: int = 0  # whole-table readings run
     proposals: int = 0
@@ -117,7 +119,7 @@ def spell_tracks() -> TileTracks:
 
 class RoundWatch:
     """Feed it a fixed camera's frames in order (:meth:`add`); it answers a :class:`Proposal` when the hands have
-    been laid down and two settled frames read the same table, once per round."""
+    been laid down and two looks in a row of a still view agree (:func:`round_key`), once per round."""
 
     def __init__(self, detector: Detector, settle: int = SETTLE_FRAMES, looks: int = LOOKS_PER_SPELL,
                  read: ReadTable = read_found) -> None:
