@@ -14,12 +14,12 @@ on one reading of each state: how often it says laid down for play, laid and pus
     PYTHONPATH=. python benchmarks/bench_live_table.py --n 16 --seed 0
 
 Measured 2026-12-07 with the shipped zhuoji-tiles-int8.onnx (no detector trained on tables yet), 16 rounds of 44
-frames at 1600 px: proposed once 10/16, more than once 0, none 6 (2 never read as laid down, 4 laid down but no
-two looks in a row agreed on every hand); of the 10 proposals 5 round exact (from above 5 of 8 rounds, from the seat
-0 of 8: the whole-table reading's own accuracy, bench_table_photo), river exact 0.40; proposed on the 7th frame of
-the laid-down table (median: 3 frames of arms, settle 3, two looks); 5 table readings a round (median; max 11);
-4.3 ms a watched frame, 431 ms a frame with a reading (a shared 2-core machine). The laid-down signal on one reading:
-play 0/16, laid 12/16, pushed 0/16.
+frames at 1600 px: proposed once 9/16, more than once 0, none 7 (1 never read as laid down, 6 laid down but no two
+looks in a row agreed on every hand: the reading of a seat flickers between looks); of the 9 proposals 5 round exact
+(from above 5 of 8 rounds, from the seat 0 of 8: the whole-table reading's own accuracy, bench_table_photo), river
+exact 4/9; proposed on the 7th frame of the laid-down table (median: 3 frames of arms, settle 3, two looks); 6 table
+readings a round (median; max 11); 4.1 ms a watched frame, 329 ms a frame with a reading (a shared 2-core machine).
+The laid-down signal on one reading: play 0/16, laid 12/16, pushed 0/16.
 """
 
 from __future__ import annotations
