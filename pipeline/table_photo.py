@@ -93,10 +93,12 @@ class TablePhoto:
 
 
 def read_table_photo(detector: Detector, image: np.ndarray, deadline: Deadline | None = None,
-                     start: float | None = None, full_size: tuple[int, int] | None = None) -> TablePhoto:
-    """Detect, lay out and read one decoded table photo."""
+                     start: float | None = None, full_size: tuple[int, int] | None = None,
+                     found: Detections | None = None) -> TablePhoto:
+    """Detect, lay out and read one decoded table photo; ``found``: its detections when the caller has them (live
+    mode's tracked tiles): the detector does not run again."""
     start = time.perf_counter() if start is None else start
-    dets = detector(image, deadline=deadline)
+    dets = detector(image, deadline=deadline) if found is None else found
     check(deadline)
     table = table_layout(dets)
     tiles = read_table_tiles(dets, table, image)

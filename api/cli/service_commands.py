@@ -79,23 +79,39 @@ def add_live(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-frames", type=int, help="stop after processing this many frames")
     p.add_argument("--seconds", type=float, help="stop after this many seconds")
     p.add_argument("--json", action="store_true", help="one JSON line per change, and a summary line")
+    p.add_argument("--table", action="store_true",
+                   help="a camera fixed over the whole table: propose each round when its hands are laid down (the "
+                        "read-table answer), once per round")
+    p.add_argument("--settle", type=int, default=5, metavar="N",
+                   help="--table: frames the view must stay still before the table is read (default 5)")
     p.set_defaults(func=run_live)
 
 
 def run_live(args: argparse.Namespace) -> int:
-    from api.live.loop import live
+    from api.live.loop import check_source, live, live_table
     from pipeline.models import ScoreContext
     from pipeline.settings import Settings, open_detector
 
-    if args.every < 1 or args.window < 1:
-        raise ValueError("--every and --window take a whole number ≥ 1")
+    if args.every < 1 or args.window < 1 or args.settle < 1:
+        raise ValueError("--every, --window and --settle take a whole number ≥ 1")
+    check_source(args.source)  # before the model loads
+    if args.out is not None and args.out.suffix.lower() not in (".mp4", ".avi"):
+        raise ValueError(f"cannot write video {args.out} (use a .mp4 or .avi name)")
     detector = open_detector(Settings.from_env(model=args.model))
-    ctx = ScoreContext(rules=args.rules, self_drawn=args.self_drawn, annotate=False)
-    stats = live(args.source, detector, every=args.every, window=args.window, ctx=ctx, out=args.out,
-                 max_frames=args.max_frames, seconds=args.seconds, as_json=args.json)
+    if args.table:
+        stats = live_table(args.source, detector, every=args.every, settle=args.settle, out=args.out,
+                           max_frames=args.max_frames, seconds=args.seconds, as_json=args.json)
+    else:
+        ctx = ScoreContext(rules=args.rules, self_drawn=args.self_drawn, annotate=False)
+        stats = live(args.source, detector, every=args.every, window=args.window, ctx=ctx, out=args.out,
+                     max_frames=args.max_frames, seconds=args.seconds, as_json=args.json)
     summary = stats.to_json()
     if args.json:
         print(json.dumps({"summary": summary}))
+    elif args.table:
+        print(f"watched {summary['frames_processed']} of {summary['frames_read']} frames in {summary['seconds']} s "
+              f"({summary['ms_per_frame']} ms per frame): {summary['detector_runs']} table reading(s), "
+              f"{summary['changes']} round(s) proposed", file=sys.stderr)
     else:
         print(f"processed {summary['frames_processed']} of {summary['frames_read']} frames in {summary['seconds']} s: "
               f"{summary['fps']} fps ({summary['ms_per_frame']} ms per frame), {summary['changes']} change(s)",

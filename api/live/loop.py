@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from pipeline.live import ReadingVoter, TrackedView, Voted, reading_text
+from pipeline.live_table import SETTLE_FRAMES, Proposal, RoundWatch
 from pipeline.models import HandAnalysis, ScoreContext
 from pipeline.photo import Detector, Reading, score_hand
 
@@ -34,10 +35,21 @@ REFRESH_FRAMES = 15  # the detector looks again at least this often (frames), ho
 # ------------------------------------------------------------------------------------------------ frames
 
 
-def open_source(source: str) -> cv2.VideoCapture:
+def check_source(source: str) -> None:
+    """A video file that is not there is refused before any model loads."""
     if not is_live(source) and not Path(source).is_file():
         raise ValueError(f"{source}: no such video file")
-    cap = cv2.VideoCapture(int(source) if source.isdigit() else source)
+
+
+def open_source(source: str) -> cv2.VideoCapture:
+    check_source(source)
+    # OpenCV logs every backend it tried for a camera that is not there; the one-line error below says it all
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    try:
+        cap = cv2.VideoCapture(int(source) if source.isdigit() else source)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
     if not cap.isOpened():
         raise ValueError(f"cannot open video source {source!r} (a camera index, stream URL or video file)")
     return cap
@@ -240,6 +252,72 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
             writer.release()
     stats.seconds = time.perf_counter() - start
     stats.frames_read = source_frames.read
+    return stats
+
+
+def proposal_lines(proposal: Proposal, seconds: float) -> list[str]:
+    """A proposed round as text: one line per seat (hand, melds, river), the flipped tile and the winner guess."""
+    read = proposal.reading
+    lines = [f"[frame {proposal.frame}, {seconds:.1f} s] round laid down, proposed:"]
+    for seat in read.seats:
+        melds = " ".join(f"[{m.type}:{m.tile or '?'}]" for m in seat.melds)
+        lines.append(f"  seat {seat.seat}: {' '.join(seat.concealed) or '-'} {melds}".rstrip()
+                     + (f" | river {' '.join(seat.river)}" if seat.river else ""))
+    lines.append(f"  翻鸡 flipped: {read.flipped or '-'}; winner (guess): "
+                 + ("-" if read.winner is None else f"seat {read.winner}"))
+    return lines
+
+
+def live_table(source: str, detector: Detector, *, every: int = 1, settle: int = SETTLE_FRAMES,
+               out: Path | None = None, max_frames: int | None = None, seconds: float | None = None,
+               emit=print, as_json: bool = False) -> LiveStats:
+    """Watch a camera fixed over the table (``zhuoji live --table``); ``emit`` gets each proposed round: one JSON line
+    (``frame``, ``seconds`` and ``table``, the body of ``POST /v1/read-table``) or a few lines of text.
+
+    The frames are watched by :class:`pipeline.live_table.RoundWatch`: the whole-table reading runs only on views
+    that have settled, and a round is proposed once per laying down of the hands. In the stats, ``detector_runs``
+    counts the whole-table readings and ``changes`` the rounds proposed."""
+    watch = RoundWatch(detector, settle=settle)
+    stats = LiveStats()
+    writer: cv2.VideoWriter | None = None
+    banner = "watching"
+    source_frames = Frames(source, every)
+    start = time.perf_counter()
+    try:
+        for number, frame in source_frames:
+            t0 = time.perf_counter()
+            proposal = watch.add(number, frame)
+            stats.busy_seconds += time.perf_counter() - t0
+            stats.frames_processed += 1
+            stats.frames_read = source_frames.read
+            elapsed = time.perf_counter() - start
+            if proposal is not None:
+                stats.changes += 1
+                if as_json:
+                    emit(json.dumps({"frame": number, "seconds": round(elapsed, 2),
+                                     "table": proposal.reading.model_dump(mode="json")}, ensure_ascii=False))
+                else:
+                    for line in proposal_lines(proposal, elapsed):
+                        emit(line)
+                banner = "proposed: " + " / ".join("".join(s.concealed) for s in proposal.reading.seats)
+            elif watch.armed:
+                banner = watch.state
+            if out is not None:
+                image = _banner(frame, banner)
+                if writer is None:
+                    writer = _writer(out, source, every, image.shape)
+                writer.write(image)
+            stats.seconds = time.perf_counter() - start
+            if (max_frames and stats.frames_processed >= max_frames) or (seconds and stats.seconds >= seconds):
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if writer is not None:
+            writer.release()
+    stats.seconds = time.perf_counter() - start
+    stats.frames_read = source_frames.read
+    stats.detector_runs = watch.stats.looks
     return stats
 
 
