@@ -41,8 +41,8 @@ TURN_BELOW = 0.9
 TURN_LOOKS = (1, 2, 3)  # the quarter turns of those looks
 # ... but only when the classifier's own first look is less sure than this of its best name: a crop it already names
 # surely gains nothing from being turned (its label-smoothed top-1 tops out near 0.93), however much the detector
-# disagrees. The turned looks then changed no name of 580 such boxes on the catalogue photos or 276 on the real test
-# photos (docs/experiments/speed-catalogue.md).
+# disagrees: their turned looks changed no name of 541 such boxes on the catalogue photos (of 580 doubtful ones)
+# nor of 159 on the real test photos (of 276) (docs/experiments/speed-catalogue.md).
 CROP_SURE = 0.85
 # A box still in doubt after those looks and much wider than tall (height under this share of its width: more than
 # a turned tile's 4:3) is most likely an upright face seen at a grazing angle, squashed into a strip; one more look
@@ -157,8 +157,9 @@ class Classifier:
         detector's). Boxes are unchanged. A looked-at box's confidence becomes its tileness times the combined
         probability of its name, so that a tile surely found but doubtfully named ranks below one sure on both
         counts, and a sure tile the detector could not name ranks by what the second look makes of it. A box whose
-        combined name is still less probable than ``turn_below`` is looked at again, its crop turned
-        (``TURN_LOOKS``: by 90°, 180° and 270°), and the classifier's part is the geometric mean of the looks. A box
+        combined name is still less probable than ``turn_below``, and whose crop the classifier itself names with
+        less than ``crop_sure``, is looked at again, its crop turned (``TURN_LOOKS``: by 90°, 180° and 270°), and
+        the classifier's part is the geometric mean of the looks. A box
         still in doubt whose height is under ``strip_ratio`` of its width (a face squashed into a strip) gets one look more,
         stretched to an upright tile's shape, and keeps it (with the first look) when its name comes out surer.
         ``deadline`` is checked before each batch (:mod:`vision.deadline`)."""
