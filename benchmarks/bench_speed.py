@@ -47,8 +47,12 @@ PEER = ("import sys\nfrom mahjong_detector import detect_tiles\n"
 
 def run_process(cmd: list[str], root: Path = ROOT) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system, all threads) of one process: on a shared machine the wall time
-    swings with the others' load, the CPU time much less."""
-    env = dict(os.environ, PYTHONPATH=str(root)) if root != ROOT else None
+    swings with the others' load, the CPU time much less. Python may write its bytecode caches (an environment
+    that sets PYTHONDONTWRITEBYTECODE would otherwise compile every module of a source checkout in every process,
+    0.07–0.1 s CPU here, which an installed package and the peer's never pay)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if root != ROOT:
+        env["PYTHONPATH"] = str(root)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
@@ -70,6 +74,8 @@ def process(folder: Path, rounds: int, before: Path | None = None) -> None:
     times: dict[str, list[float]] = {k: [] for k in runs}
     cpu: dict[str, list[float]] = {k: [] for k in runs}
     order = list(runs)
+    for k in order:  # untimed: bytecode compiled, models and photos in the page cache, for every pipeline alike
+        run_process(*runs[k])
     for r in range(rounds):  # alternate, the first of each round turning, so that all see the same load
         for k in order[r % len(order):] + order[:r % len(order)]:
             wall, used = run_process(*runs[k])
@@ -81,13 +87,13 @@ def process(folder: Path, rounds: int, before: Path | None = None) -> None:
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     print(f"| {folder.name} ({len(photos)} photos) | {o:.2f} s | {p:.2f} s | {o / p:.2f} |{extra} "
           f"{' / '.join(' '.join(f'{t:.2f}' for t in times[k]) for k in runs)} | "
-          + " / ".join(f"{cpu_med[k]:.2f}" for k in runs) + " |")
+          + " / ".join(f"{cpu_med[k]:.2f}" for k in runs) + f" | {cpu_med['ours'] / cpu_med['peer']:.2f} |")
 
 
 def looks(folder: Path, repeats: int) -> None:
     """Per photo (warm, the photo decoded as the detector asks): decode ms, the detector's passes and their ms, the
     crop classifier's crops and ms for its first look, its turned looks and its stretched look, the rest of
-    ``Detector()`` and all of it: where a photo's time goes."""
+    ``Detector()`` and all of it, each in wall and CPU ms: where a photo's time goes."""
     from collections import defaultdict
 
     from pipeline.settings import Settings, open_detector
@@ -99,40 +105,44 @@ def looks(folder: Path, repeats: int) -> None:
         raise SystemExit("part looks: no crop classifier")
     look, raw = classifier.looks, detector.raw
 
-    def counted(img, xyxy, turns=(0,), aspect=None):
-        key = "stretched" if aspect else "first" if turns == (0,) else "turned"
-        acc[key] += len(xyxy) * len(turns)
-        t = time.perf_counter()
-        out = look(img, xyxy, turns, aspect)
+    def timed(key, count, run):
+        """Run ``run()`` and add its wall and CPU ms (process time: all threads) to ``key``'s totals."""
+        acc[key] += count
+        t, c = time.perf_counter(), time.process_time()
+        out = run()
         acc[key + " ms"] += 1000 * (time.perf_counter() - t)
+        acc[key + " cpu"] += 1000 * (time.process_time() - c)
         return out
 
+    def counted(img, xyxy, turns=(0,), aspect=None):
+        key = "stretched" if aspect else "first" if turns == (0,) else "turned"
+        return timed(key, len(xyxy) * len(turns), lambda: look(img, xyxy, turns, aspect))
+
     def passes(canvas):
-        t = time.perf_counter()
-        out = raw(canvas)
-        acc["passes"] += 1
-        acc["passes ms"] += 1000 * (time.perf_counter() - t)
-        return out
+        return timed("passes", 1, lambda: raw(canvas))
 
     classifier.looks, detector.raw = counted, passes  # instance attributes: the process's detector only
     photos = sorted(folder.glob("*.jpg"))
     detector(str(photos[0]))  # warm
     acc.clear()
-    decode = whole = 0.0
+    decode = whole = whole_cpu = 0.0
     for _ in range(repeats):
         for path in photos:
             data = path.read_bytes()
             t0 = time.perf_counter()
             img = load_image_reduced(data, detector.min_side)[0]
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             detector(img)
             decode, whole = decode + t1 - t0, whole + time.perf_counter() - t1
+            whole_cpu += time.process_time() - c1
     n = repeats * len(photos)
     per = {k: v / n for k, v in acc.items()}
     rest = 1000 * whole / n - sum(v for k, v in per.items() if k.endswith(" ms"))
-    print(f"| {folder.name} | {1000 * decode / n:.0f} | {per.get('passes', 0):.1f} → {per.get('passes ms', 0):.0f} | "
-          + " | ".join(f"{per.get(k, 0):.0f} → {per.get(k + ' ms', 0):.0f}" for k in ("first", "turned", "stretched"))
-          + f" | {rest:.0f} | {1000 * whole / n:.0f} |")
+    rest_cpu = 1000 * whole_cpu / n - sum(v for k, v in per.items() if k.endswith(" cpu"))
+    print(f"| {folder.name} | {1000 * decode / n:.0f} | "
+          + " | ".join(f"{per.get(k, 0):.{1 if k == 'passes' else 0}f} → {per.get(k + ' ms', 0):.0f} "
+                       f"({per.get(k + ' cpu', 0):.0f})" for k in ("passes", "first", "turned", "stretched"))
+          + f" | {rest:.0f} ({rest_cpu:.0f}) | {1000 * whole / n:.0f} ({1000 * whole_cpu / n:.0f}) |")
 
 
 def stages(folder: Path, repeats: int) -> None:
@@ -300,12 +310,13 @@ def main() -> int:
         before = " before (median) | before / peer |" if args.before else ""
         runs = f"ours / peer{' / before' if args.before else ''}"
         print(f"| photos | ours (median) | mahjong-detector (median) | ours / peer |{before} runs {runs} | "
-              f"CPU s (median) {runs} |")
-        print("| --- " * (8 if args.before else 6) + "|")
+              f"CPU s (median) {runs} | CPU ours / peer |")
+        print("| --- " * (9 if args.before else 7) + "|")
         for sub in ("mixed", "phone", "catalogue", "frames"):
             process(args.inputs / sub, args.rounds, args.before)
     if "looks" not in skip:
         print("\n## Where a photo's time goes, ms per photo (warm)\n")
+        print("Wall ms, and CPU ms (process time, all threads) in brackets.\n")
         print("| photos | decode | detector passes → ms | first look: crops → ms | turned looks: crops → ms | "
               "stretched look: crops → ms | the rest | Detector() |")
         print("| --- " * 8 + "|")

@@ -39,6 +39,11 @@ DETECTOR_WEIGHT = 0.3  # exponent of the detector's scores in the combined score
 # tiles without calibration 0.964 → 0.953, benchmarks/bench_calibration.py; docs/experiments/speed-crops-once.md).
 TURN_BELOW = 0.9
 TURN_LOOKS = (1, 2, 3)  # the quarter turns of those looks
+# ... but only when the classifier's own first look is less sure than this of its best name: a crop it already names
+# surely gains nothing from being turned (its label-smoothed top-1 tops out near 0.93), however much the detector
+# disagrees: their turned looks changed no name of 541 such boxes on the catalogue photos (of 580 doubtful ones)
+# nor of 159 on the real test photos (of 276) (docs/experiments/speed-catalogue.md).
+CROP_SURE = 0.85
 # A box still in doubt after those looks and much wider than tall (height under this share of its width: more than
 # a turned tile's 4:3) is most likely an upright face seen at a grazing angle, squashed into a strip; one more look
 # with its crop stretched back to an upright tile's shape (UPRIGHT_ASPECT, width / height) is kept when it makes
@@ -145,14 +150,16 @@ class Classifier:
 
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
                  min_confidence: float = MIN_CONFIDENCE, turn_below: float = TURN_BELOW,
-                 strip_ratio: float = STRIP_RATIO, deadline: Deadline | None = None) -> Detections:
+                 strip_ratio: float = STRIP_RATIO, crop_sure: float = CROP_SURE,
+                 deadline: Deadline | None = None) -> Detections:
         """The detections with class, top 3 and probabilities from the combined scores for every box that is a tile
         with :func:`tileness` ``min_confidence`` or more, whatever its name (weaker boxes, hardly tiles, keep the
         detector's). Boxes are unchanged. A looked-at box's confidence becomes its tileness times the combined
         probability of its name, so that a tile surely found but doubtfully named ranks below one sure on both
         counts, and a sure tile the detector could not name ranks by what the second look makes of it. A box whose
-        combined name is still less probable than ``turn_below`` is looked at again, its crop turned
-        (``TURN_LOOKS``: by 90°, 180° and 270°), and the classifier's part is the geometric mean of the looks. A box
+        combined name is still less probable than ``turn_below``, and whose crop the classifier itself names with
+        less than ``crop_sure``, is looked at again, its crop turned (``TURN_LOOKS``: by 90°, 180° and 270°), and
+        the classifier's part is the geometric mean of the looks. A box
         still in doubt whose height is under ``strip_ratio`` of its width (a face squashed into a strip) gets one look more,
         stretched to an upright tile's shape, and keeps it (with the first look) when its name comes out surer.
         ``deadline`` is checked before each batch (:mod:`vision.deadline`)."""
@@ -170,7 +177,8 @@ class Classifier:
             features[sure, 0] = feats[0]
         crop_probs = first.copy()
         looked = combine(dets[sure], crop_probs, detector_weight)
-        doubt = np.flatnonzero(looked.top3_prob[:, 0] < turn_below)
+        in_doubt = looked.top3_prob[:, 0] < turn_below
+        doubt = np.flatnonzero(in_doubt & (first.max(1) < crop_sure))
         if len(doubt):
             check(deadline)
             probs, feats = self.looks(img, dets.xyxy[sure[doubt]], turns=TURN_LOOKS)
@@ -179,6 +187,7 @@ class Classifier:
                 features[np.ix_(sure[doubt], TURN_LOOKS)] = feats.transpose(1, 0, 2)
             crop_probs[doubt] = geometric_mean(np.stack([first[doubt], turned]), np.array([1.0, len(TURN_LOOKS)]))
             looked = combine(dets[sure], crop_probs, detector_weight)
+        if in_doubt.any():
             w, h = (dets.xyxy[sure, 2] - dets.xyxy[sure, 0]), (dets.xyxy[sure, 3] - dets.xyxy[sure, 1])
             strips = np.flatnonzero((looked.top3_prob[:, 0] < turn_below) & (h < strip_ratio * w))
             if len(strips):

