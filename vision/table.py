@@ -30,12 +30,13 @@ import numpy as np
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
 from vision.detections import Detections
 from vision.layout import Layout, PlacedTile, layout_table
+from vision.layout.table import table_angle
 from vision.reading import Doubt, Reading, Retake, read
 
 WALL_MIN = 5  # backs side by side in one chain from this many are the wall (a 闷豆 has four at most)
 WALL_SHORT = 3  # three or four backs are the wall when they lie on no row of face-up tiles (a 闷豆 does)
 WALL_ROW_REACH = 3.5  # face-up tiles within this many tile widths past the backs' end continue their row
-WALL_LINK = 1.3  # two backs whose centres lie under this many of their extents apart are neighbours in a row
+WALL_LINK = 1.3  # two backs whose centres lie under this many of their widths apart along a table axis are neighbours
 FLIPPED_REACH = 1.8  # the flipped tile lies within this many tile widths of a wall tile (on it or beside it)
 ALONE = 1.3  # ...with no face-up tile nearer than this many of its widths (tiles of a row touch: about 1.05)
 COPIES = 4  # every kind exists four times in the 108-tile set
@@ -84,16 +85,21 @@ def _extents(xyxy: np.ndarray, direction: np.ndarray) -> np.ndarray:
     return np.abs(direction[..., 0]) * size[..., 0] + np.abs(direction[..., 1]) * size[..., 1]
 
 
-def _linked_groups(xyxy: np.ndarray) -> list[list[int]]:
-    """Boxes side by side: linked when their centres lie under ``WALL_LINK`` of their extents (along the line
-    joining them) apart; groups of linked boxes (union-find)."""
+def _linked_groups(xyxy: np.ndarray, phi: float) -> list[list[int]]:
+    """Boxes side by side along one of the table's axes (at ``phi`` and ``phi`` + 90°): linked when their centres
+    lie under ``WALL_LINK`` of their extents apart along the axis and under half their extent across it (the wall
+    runs along a seat's edge: a 闷豆 on the next seat's row, diagonally near its end, is not linked to it);
+    groups of linked boxes (union-find)."""
     n = len(xyxy)
     centres = (xyxy[:, :2] + xyxy[:, 2:]).astype(np.float64) / 2
     diff = centres[None, :, :] - centres[:, None, :]
-    dist = np.hypot(diff[..., 0], diff[..., 1])
-    unit = diff / np.maximum(dist, 1e-9)[..., None]
-    boxes = np.broadcast_to(xyxy[:, None, :], (n, n, 4))
-    reach = WALL_LINK * (_extents(boxes, unit) + _extents(boxes.transpose(1, 0, 2), unit)) / 2
+    axes = np.array([[math.cos(phi), math.sin(phi)], [-math.sin(phi), math.cos(phi)]])
+    offset = np.abs(diff @ axes.T)  # (n, n, 2): along the first axis, along the second
+    ext = np.stack([_extents(xyxy, axes[0]), _extents(xyxy, axes[1])], 1)
+    pair = (ext[:, None, :] + ext[None, :, :]) / 2
+    along_first = (offset[..., 0] < WALL_LINK * pair[..., 0]) & (offset[..., 1] < 0.5 * pair[..., 1])
+    along_second = (offset[..., 1] < WALL_LINK * pair[..., 1]) & (offset[..., 0] < 0.5 * pair[..., 0])
+    linked = along_first | along_second
     parent = list(range(n))
 
     def find(a: int) -> int:
@@ -102,7 +108,7 @@ def _linked_groups(xyxy: np.ndarray) -> list[list[int]]:
             a = parent[a]
         return a
 
-    for i, j in zip(*np.nonzero(np.triu(dist < reach, 1)), strict=True):
+    for i, j in zip(*np.nonzero(np.triu(linked, 1)), strict=True):
         parent[find(int(i))] = find(int(j))
     groups: dict[int, list[int]] = {}
     for k in range(n):
@@ -130,7 +136,7 @@ def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
     return False
 
 
-def find_wall(dets: Detections) -> list[int]:
+def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
     """The wall's boxes: backs side by side, at least ``WALL_MIN`` of them, or ``WALL_SHORT`` (as a 闷豆 shows) when
     no row of face-up tiles continues their line (a 闷豆 lies on its owner's row, beside the hand or other
     melds)."""
@@ -138,7 +144,9 @@ def find_wall(dets: Detections) -> list[int]:
     if len(backs) < WALL_SHORT:
         return []
     wall: list[int] = []
-    for group in _linked_groups(dets.xyxy[backs]):
+    if phi is None:
+        phi = table_angle(dets.xyxy.astype(np.float64))
+    for group in _linked_groups(dets.xyxy[backs], phi):
         members = backs[group]
         if len(members) >= WALL_MIN or (len(members) >= WALL_SHORT and not _continued_by_faces(dets, members)):
             wall += [int(b) for b in members]
