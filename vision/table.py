@@ -37,8 +37,10 @@ WALL_MIN = 5  # backs side by side in one chain from this many are the wall (a �
 WALL_SHORT = 3  # three or four backs are the wall when they lie on no row of face-up tiles (a 闷豆 does)
 WALL_ROW_REACH = 3.5  # face-up tiles within this many tile widths past the backs' end continue their row
 WALL_LINK = 1.3  # two backs whose centres lie under this many of their widths apart along a table axis are neighbours
-FLIPPED_REACH = 1.8  # the flipped tile lies within this many tile widths of a wall tile (on it or beside it)
-ALONE = 1.3  # ...with no face-up tile nearer than this many of its widths (tiles of a row touch: about 1.05)
+FLIPPED_REACH = 2.3  # the flipped tile lies within this many tile sizes of a wall tile (on it or beside it)
+WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its hand row, towards the centre: wall
+STRAY_ALONE = 1.45  # without a wall: the flipped tile lies this many tile sizes from any other box, at least
+ALONE = 1.1  # ...alone: no face-up tile nearer than this many tile sizes along the table's axes (a row's: about 1.0)
 COPIES = 4  # every kind exists four times in the 108-tile set
 MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
 RIVER_BEYOND = 1.5  # a seat's tiles left over this many tile depths beyond its hand, towards the centre: its river
@@ -87,19 +89,32 @@ def _extents(xyxy: np.ndarray, direction: np.ndarray) -> np.ndarray:
 
 def _linked_groups(xyxy: np.ndarray, phi: float) -> list[list[int]]:
     """Boxes side by side along one of the table's axes (at ``phi`` and ``phi`` + 90°): linked when their centres
-    lie under ``WALL_LINK`` of their extents apart along the axis and under half their extent across it (the wall
-    runs along a seat's edge: a 闷豆 on the next seat's row, diagonally near its end, is not linked to it);
-    groups of linked boxes (union-find)."""
-    n = len(xyxy)
+    lie under ``WALL_LINK`` of their extents apart along the axis and under half their extent across it; chains of
+    links along one axis each (the wall runs along one seat's edge: a 闷豆 on a side seat's row, near the wall's
+    end, joins no chain of it), each box in the longest chain it is in."""
     centres = (xyxy[:, :2] + xyxy[:, 2:]).astype(np.float64) / 2
     diff = centres[None, :, :] - centres[:, None, :]
     axes = np.array([[math.cos(phi), math.sin(phi)], [-math.sin(phi), math.cos(phi)]])
     offset = np.abs(diff @ axes.T)  # (n, n, 2): along the first axis, along the second
     ext = np.stack([_extents(xyxy, axes[0]), _extents(xyxy, axes[1])], 1)
     pair = (ext[:, None, :] + ext[None, :, :]) / 2
-    along_first = (offset[..., 0] < WALL_LINK * pair[..., 0]) & (offset[..., 1] < 0.5 * pair[..., 1])
-    along_second = (offset[..., 1] < WALL_LINK * pair[..., 1]) & (offset[..., 0] < 0.5 * pair[..., 0])
-    linked = along_first | along_second
+    chains: list[list[int]] = []
+    for along, across in ((0, 1), (1, 0)):
+        linked = (offset[..., along] < WALL_LINK * pair[..., along]) & (offset[..., across] < 0.5 * pair[..., across])
+        chains += _components(linked)
+    out: list[list[int]] = []
+    taken: set[int] = set()
+    for chain in sorted(chains, key=len, reverse=True):
+        free = [k for k in chain if k not in taken]
+        if free:
+            out.append(free)
+            taken.update(free)
+    return out
+
+
+def _components(linked: np.ndarray) -> list[list[int]]:
+    """Connected components of a symmetric boolean adjacency matrix (union-find)."""
+    n = len(linked)
     parent = list(range(n))
 
     def find(a: int) -> int:
@@ -153,32 +168,34 @@ def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
     return sorted(wall)
 
 
-def find_flipped(dets: Detections, wall: list[int]) -> int | None:
-    """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile widths of a wall tile and lying alone (no
-    face-up tile touching it: the end of a hand or a river row is not it); None without a wall."""
+def find_flipped(dets: Detections, wall: list[int], phi: float | None = None) -> int | None:
+    """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile sizes of a wall tile and lying alone (no
+    face-up tile within ``ALONE`` tile sizes along the table's axes: the end of a hand or a river row is not
+    it); None without a wall."""
     if not wall:
         return None
     faces = np.flatnonzero(dets.class_id != BACK)
     if not len(faces):
         return None
+    if phi is None:
+        phi = table_angle(dets.xyxy.astype(np.float64))
     centres = dets.centers.astype(np.float64)
     to_wall = np.hypot(*(centres[faces][:, None, :] - centres[wall][None, :, :]).transpose(2, 0, 1)).min(1)
-    between = np.hypot(*(centres[faces][:, None, :] - centres[faces][None, :, :]).transpose(2, 0, 1))
-    np.fill_diagonal(between, np.inf)
-    sides = _short_sides(dets.xyxy[faces])
+    alone = _isolation(dets[faces], phi)
     local = float(np.median(_short_sides(dets.xyxy[wall])))  # the wall's own tile size (perspective)
     for k in np.argsort(to_wall):
         if to_wall[k] > FLIPPED_REACH * local:
             break
-        if between[k].min() > ALONE * sides[k]:
+        if alone[k] >= ALONE:
             return int(faces[k])
     return None
 
 
 def table_layout(dets: Detections) -> TableLayout:
     """Wall, flipped tile, then the four seats (``vision.layout.layout_table`` on the other boxes)."""
-    wall = find_wall(dets)
-    flipped = find_flipped(dets, wall)
+    phi = table_angle(dets.xyxy.astype(np.float64)) if len(dets) > 1 else 0.0
+    wall = find_wall(dets, phi)
+    flipped = find_flipped(dets, wall, phi)
     taken = set(wall) | ({flipped} if flipped is not None else set())
     rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
     seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
@@ -186,7 +203,90 @@ def table_layout(dets: Detections) -> TableLayout:
     seats = layout_table(seat_dets)
     for lay in seats:
         _gather_river(seat_dets, lay)
+    if flipped is None:
+        pieces, face = _wall_pieces(seat_dets, seats)
+        wall = sorted(wall + [int(rest[b]) for b in pieces])
+        if face is None and not wall:
+            face = _stray_flipped(seat_dets, seats)
+        if face is not None:
+            flipped = int(rest[face])
     return TableLayout(seats, seat_dets, rest, wall, flipped)
+
+
+def _wall_pieces(dets: Detections, seats: list[Layout]) -> tuple[list[int], int | None]:
+    """Backs a seat's layout took for a 闷豆 (concealed kong) that lie well beyond its hand row, towards the
+    centre: pieces of the wall (a 闷豆 lies on its owner's row, the wall's remnant between a hand and its river),
+    taken from the seat; the one face-up tile among them, if any, is the flipped tile lying on the wall.
+    Returns (the backs, the face-up tile or None), indices of ``dets``."""
+    backs: list[int] = []
+    faces: list[int] = []
+    centres = dets.centers.astype(np.float64)
+    for lay in seats:
+        if not lay.concealed or lay.tile_size[1] <= 0:
+            continue
+        a = math.radians(lay.angle)
+        towards_owner = np.array([-math.sin(a), math.cos(a)])
+        hand_v = float(np.median([centres[p.box] @ towards_owner for p in lay.concealed]))
+        keep = []
+        for g in lay.melds:
+            beyond = (hand_v - float(np.mean([centres[b] @ towards_owner for b in g.boxes]))) / lay.tile_size[1]
+            shown = [p.box for p in g.tiles if p.tile != "back"]
+            if any(p.tile == "back" for p in g.tiles) and beyond > WALL_OFF_ROW and len(shown) <= 1:
+                backs += [p.box for p in g.tiles if p.tile == "back"]
+                faces += shown
+            else:
+                keep.append(g)
+        if len(keep) < len(lay.melds):
+            lay.melds = keep
+            lay.notes.append("face-down tiles beyond the hand row taken for the wall")
+    return backs, (faces[0] if len(faces) == 1 else None)
+
+
+def _isolation(dets: Detections, phi: float) -> np.ndarray:
+    """Each box's distance to its nearest other box, in tile sizes along the table's axes (the larger of the two
+    offsets, each over the pair's mean extent along that axis): tiles in a row or a river's grid are about 1 apart."""
+    if len(dets) < 2:
+        return np.full(len(dets), np.inf)
+    xyxy = dets.xyxy.astype(np.float64)
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    axes = np.array([[math.cos(phi), math.sin(phi)], [-math.sin(phi), math.cos(phi)]])
+    offset = np.abs((centres[None, :, :] - centres[:, None, :]) @ axes.T)
+    ext = np.stack([_extents(xyxy, axes[0]), _extents(xyxy, axes[1])], 1)
+    pair = np.maximum((ext[:, None, :] + ext[None, :, :]) / 2, 1e-9)
+    dist = (offset / pair).max(2)
+    np.fill_diagonal(dist, np.inf)
+    return dist.min(1)
+
+
+def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
+    """The flipped tile when no wall was seen (its stacked backs are hard to find): the most isolated face-up
+    tile that no seat's hand or meld holds (a lone tile between a hand and its river, or past a river's rows),
+    at least ``STRAY_ALONE`` tile sizes from any other box; it leaves the seat that had it. None without one."""
+    candidates: dict[int, Layout] = {}
+    for lay in seats:
+        for p in [*lay.river, *([lay.indicator] if lay.indicator is not None else [])]:
+            candidates[p.box] = lay
+        for u in lay.unassigned:
+            if not u.reason.startswith(SECOND_BOXES):
+                candidates[u.box] = lay
+        for g in lay.melds:
+            if len(g.tiles) == 1 and g.tiles[0].tile != "back":  # a "meld" of one tile: a stray by the hand
+                candidates[g.tiles[0].box] = lay
+    faces = [k for k in candidates if CLASS_NAMES[int(dets.class_id[k])] in SUITED_TILES]
+    if not faces:
+        return None
+    alone = _isolation(dets, table_angle(dets.xyxy.astype(np.float64)))
+    best = max(faces, key=lambda k: alone[k])
+    if alone[best] < STRAY_ALONE:
+        return None
+    lay = candidates[best]
+    lay.river = [p for p in lay.river if p.box != best]
+    if lay.indicator is not None and lay.indicator.box == best:
+        lay.indicator = None
+    lay.unassigned = [u for u in lay.unassigned if u.box != best]
+    lay.melds = [g for g in lay.melds if best not in g.boxes]
+    lay.notes.append("a lone tile away from the rows taken for the flipped tile")
+    return best
 
 
 def _gather_river(dets: Detections, lay: Layout) -> None:
