@@ -18,7 +18,8 @@ from pipeline.table_photo import (
     table_reading,
     winner_guess,
 )
-from tests.vision.table_support import WON, TablePlan, build
+from tests.vision.table_support import SIZE, WON, H, TablePlan, W, build
+from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.table import find_wall, read_table_tiles, table_layout
 
@@ -66,6 +67,37 @@ def test_a_concealed_kong_on_its_owners_row_is_no_wall() -> None:
     read = answer(dets)
     assert [(m.type, m.tile) for m in read.seats[2].melds] == [("concealed_kong", None)]
     assert read.flipped == "4m"
+
+
+def with_boxes(dets: Detections, boxes: list[tuple[float, float, str]]) -> tuple[Detections, list[int]]:
+    """``dets`` and upright tiles (centre x, y relative to the photo's centre; name) added, and their indices."""
+    xyxy = [[SIZE / 2 + x - W / 2, SIZE / 2 + y - H / 2, SIZE / 2 + x + W / 2, SIZE / 2 + y + H / 2]
+            for x, y, _ in boxes]
+    cls = [CLASS_NAMES.index(n) for _, _, n in boxes]
+    n = len(dets)
+    more = Detections(np.concatenate([dets.xyxy, np.array(xyxy)]), np.concatenate([dets.confidence, [0.95] * len(cls)]),
+                      np.concatenate([dets.class_id, cls]), image_size=dets.image_size)
+    return more, list(range(n, n + len(boxes)))
+
+
+def test_two_wall_backs_with_the_flipped_tile_between_a_hand_and_its_river_are_wall_and_flipped() -> None:
+    """The wall's stacked backs are often missed: two of them left with the flipped tile on their line, between
+    seat 0's hand and its river, are no 闷豆 (concealed kong) of seat 0 (a 闷豆 lies on its owner's row)."""
+    dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets,
+                             [(-2.0 * W, 9.5 * W, "back"), (-1.0 * W + 1, 9.5 * W, "back"), (2, 9.5 * W, "4m")])
+    read = answer(dets)
+    assert read.flipped == "4m"
+    assert [(m.type, m.tile) for m in read.seats[0].melds] == [("pong", "5p")]
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [
+        (None, "wall"), (None, "wall"), (None, "flipped")]
+    assert read.winner == 0
+
+
+def test_without_a_wall_a_lone_tile_between_a_hand_and_its_river_is_the_flipped_tile() -> None:
+    dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets, [(1.0 * W, 9.5 * W, "4m")])
+    read = answer(dets)
+    assert read.flipped == "4m" and read.detections[added[0]].role == "flipped"
+    assert read.seats[0].river == WON.seats[0].river
 
 
 def test_five_copies_are_settled_by_the_cheapest_change() -> None:
