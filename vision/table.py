@@ -9,12 +9,15 @@ Stages, each over plain arrays, box geometry first and the classes only where a 
 3. ``table_layout``: the other boxes go to the seat whose side of the table they lie along
    (``vision.layout.layout_table``: each tile's position and the direction of the rows it lies in; whole rows kept
    together), and each seat's tiles are laid out in that seat's own frame by the one-hand layout (concealed row,
-   melds, river rows from the owner's left, the row nearest the owner first).
+   melds, river rows from the owner's left, the row nearest the owner first). Then what the seats could not
+   place: a heap of discards in the middle (``find_heap``: given to no seat; a seat without a river of its own
+   then has its river not separated), backs a seat took for a 闷豆 well off its hand row (the wall's remnant,
+   the flipped tile on it), and without a wall the flipped tile as the most isolated stray tile.
 4. ``read_table_tiles``: each seat read by ``vision.reading.read`` (at most 4 copies per seat, melds alike, a
    14-tile hand complete), then the whole-table constraint: at most 4 copies of each of the 27 kinds on the whole
    table. Where a kind is read more often, the cheapest single tiles of it to change (the detector's next class
    whose count stays legal) are changed and listed as doubtful; a kind that cannot be settled makes the photo
-   impossible (``too_many_copies``, with the boxes).
+   impossible (``too_many_copies``, with the boxes). The heap's tiles count too.
 
 Seats: 0 = the side nearest the bottom of the photo, then in the order of play, 1 right, 2 top, 3 left.
 """
@@ -45,6 +48,12 @@ COPIES = 4  # every kind exists four times in the 108-tile set
 MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
 RIVER_BEYOND = 1.5  # a seat's tiles left over this many tile depths beyond its hand, towards the centre: its river
 RIVER_ROW_GAP = 0.6  # river tiles whose distances from the owner differ by more than this many depths: two rows
+HEAP_LINK = 1.4  # tiles of a heap touch at any angle: centres under this many long sides apart
+HEAP_CENTRE = 0.4  # a heap's centre lies within this share of the table's half-size from the table's centre
+HEAP_ALIGNED = 0.6  # ...and under this share of its tiles lie in line with a neighbour along a table axis
+HEAP_MIN = 3  # tiles, at least, in a heap
+LINE_SHAPE = 0.2  # two boxes whose log aspect ratios differ by under this are tiles turned alike
+LINE_ACROSS = 0.1  # ...and beside each other in a row when their centres are this many tile sizes off its line
 SECOND_BOXES = ("overlaps box", "a piece of the tile", "invalid box")  # unassigned boxes that are no tile of their own
 
 
@@ -54,7 +63,9 @@ class TableLayout:
 
     seats: the four seats' layouts, over ``seat_dets`` (the boxes that are neither wall nor flipped tile);
     seat_boxes maps an index of ``seat_dets`` to the photo's detections. wall: the wall's boxes; flipped: the
-    flipped tile's box or None (indices of the photo's detections).
+    flipped tile's box or None; heap: the boxes of discards thrown into a heap in the middle, given to no seat
+    (indices of the photo's detections). river_separated: per seat, False where there is a heap and the seat
+    has no river of its own (its discards are in the heap, not told apart from the others').
     """
 
     seats: list[Layout]
@@ -62,6 +73,8 @@ class TableLayout:
     seat_boxes: np.ndarray
     wall: list[int] = field(default_factory=list)
     flipped: int | None = None
+    heap: list[int] = field(default_factory=list)
+    river_separated: list[bool] = field(default_factory=lambda: [True] * 4)
 
 
 @dataclass
@@ -71,6 +84,7 @@ class TableTiles:
 
     readings: list[Reading]
     flipped: str | None
+    heap: list[str] = field(default_factory=list)  # the heap's tiles as read, in the order of TableLayout.heap
     changed: dict[int, str] = field(default_factory=dict)  # photo box → tile the whole-table constraint chose
     doubtful: list[Doubt] = field(default_factory=list)
     retake: list[Retake] = field(default_factory=list)
@@ -197,12 +211,21 @@ def table_layout(dets: Detections) -> TableLayout:
     wall = find_wall(dets, phi)
     flipped = find_flipped(dets, wall, phi)
     taken = set(wall) | ({flipped} if flipped is not None else set())
+    heap = find_heap(dets, taken, phi)
+    taken |= set(heap)
     rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
     seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
     seat_dets.image_size = dets.image_size
     seats = layout_table(seat_dets)
     for lay in seats:
         _gather_river(seat_dets, lay)
+    if heap:  # a seat's few tiles left beside a heap are strays of it, not a river
+        for lay in seats:
+            stray = [p.box for p in lay.river] + ([lay.indicator.box] if lay.indicator is not None else [])
+            if 0 < len(stray) < HEAP_MIN:
+                heap = sorted(heap + [int(rest[b]) for b in stray])
+                lay.river, lay.indicator = [], None
+    separated = [not heap or bool(lay.river) for lay in seats]
     if flipped is None:
         pieces, face = _wall_pieces(seat_dets, seats)
         wall = sorted(wall + [int(rest[b]) for b in pieces])
@@ -210,7 +233,53 @@ def table_layout(dets: Detections) -> TableLayout:
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
             flipped = int(rest[face])
-    return TableLayout(seats, seat_dets, rest, wall, flipped)
+    return TableLayout(seats, seat_dets, rest, wall, flipped, heap, separated)
+
+
+def _in_line(xyxy: np.ndarray, phi: float) -> np.ndarray:
+    """(n, n): box j lies beside box i in a row along one of the table's axes: about one tile on from it
+    along the axis, hardly off it across, its box of the same shape (a tile turned alike). True for nearly
+    every tile of a hand or a river, even an untidy one, and for few of a heap's, which lie at any angle."""
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    axes = np.array([[math.cos(phi), math.sin(phi)], [-math.sin(phi), math.cos(phi)]])
+    offset = np.abs((centres[None, :, :] - centres[:, None, :]) @ axes.T)
+    ext = np.stack([_extents(xyxy, axes[0]), _extents(xyxy, axes[1])], 1)
+    rel = offset / np.maximum((ext[:, None, :] + ext[None, :, :]) / 2, 1e-9)
+    shape = np.log(np.maximum(xyxy[:, 2] - xyxy[:, 0], 1e-9) / np.maximum(xyxy[:, 3] - xyxy[:, 1], 1e-9))
+    alike = np.abs(shape[:, None] - shape[None, :]) < LINE_SHAPE
+    beside = ((rel[..., 0] > 0.85) & (rel[..., 0] < 1.25) & (rel[..., 1] < LINE_ACROSS)) | (
+        (rel[..., 1] > 0.85) & (rel[..., 1] < 1.25) & (rel[..., 0] < LINE_ACROSS))
+    return beside & alike
+
+
+def find_heap(dets: Detections, taken: set[int], phi: float) -> list[int]:
+    """Discards thrown into a heap in the middle of the table: groups of face-up tiles touching at any angle
+    (centres under ``HEAP_LINK`` long sides apart) whose centre lies within ``HEAP_CENTRE`` of the table's
+    half-size from its centre, fewer than ``HEAP_ALIGNED`` of them in line with a neighbour (a river's rows, even
+    seen from a seat, are). Boxes in ``taken`` (the wall, the flipped tile) are left out. Indices of ``dets``."""
+    faces = [k for k in range(len(dets)) if k not in taken and int(dets.class_id[k]) != BACK]
+    if len(faces) < HEAP_MIN:
+        return []
+    everything = dets.xyxy.astype(np.float64)
+    centre = (everything[:, :2].min(0) + everything[:, 2:].max(0)) / 2
+    reach = float(np.mean(everything[:, 2:].max(0) - everything[:, :2].min(0))) / 2
+    xyxy = everything[faces]
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    long = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
+    dist = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    beside = _in_line(xyxy, phi)
+    aligned = beside.any(1)
+    # Tiles in line with each other, three or more together: rows (a river touching the heap), not the heap.
+    in_rows = np.zeros(len(faces), dtype=bool)
+    for group in _components(beside | beside.T):
+        if len(group) >= HEAP_MIN:
+            in_rows[group] = True
+    heap: list[int] = []
+    for group in _components(dist < HEAP_LINK * (long[:, None] + long[None, :]) / 2):
+        if (len(group) >= HEAP_MIN and np.hypot(*(centres[group].mean(0) - centre)) < HEAP_CENTRE * reach
+                and aligned[group].mean() < HEAP_ALIGNED):
+            heap += [faces[g] for g in group if not in_rows[g]]
+    return sorted(heap)
 
 
 def _wall_pieces(dets: Detections, seats: list[Layout]) -> tuple[list[int], int | None]:
@@ -361,6 +430,8 @@ def read_table_tiles(dets: Detections, table: TableLayout, image: np.ndarray | N
                for b, t in _single_tiles(r, lay)]
     if table.flipped is not None and flipped is not None:
         singles.append((table.flipped, flipped))
+    heap = [(b, CLASS_NAMES[int(dets.class_id[b])]) for b in table.heap]
+    singles += [(b, t) for b, t in heap if t in SUITED_TILES]  # the heap's tiles count, given to no seat
     counts = Counter(t for _, t in singles if t in SUITED_TILES)
     for r in readings:
         counts += _meld_copies(r)
@@ -394,4 +465,5 @@ def read_table_tiles(dets: Detections, table: TableLayout, image: np.ndarray | N
                                                         f"a set has 4: check these tiles or retake the photo", boxes))
     if table.flipped is not None and table.flipped in out.changed:
         out.flipped = out.changed[table.flipped]
+    out.heap = [out.changed.get(b, t) for b, t in heap]
     return out

@@ -18,7 +18,7 @@ from pipeline.table_photo import (
     table_reading,
     winner_guess,
 )
-from tests.vision.table_support import SIZE, WON, H, TablePlan, W, build
+from tests.vision.table_support import SIZE, WON, H, Placed, TablePlan, W, build
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.table import find_wall, read_table_tiles, table_layout
@@ -38,6 +38,7 @@ def test_a_clean_table_is_read_exactly() -> None:
         assert [(m.type, m.tile) for m in seat.melds] == plan.melds
         assert seat.doubtful == []
     assert read.flipped == "4m" and read.winner == 0 and read.retake == []
+    assert read.heap == [] and all(s.river_separated for s in read.seats)
     roles = [(d.seat, d.role) for d in read.detections]
     for s in range(4):
         assert [roles[b] for b in placed.concealed[s]] == [(s, "hand")] * len(placed.concealed[s])
@@ -69,10 +70,13 @@ def test_a_concealed_kong_on_its_owners_row_is_no_wall() -> None:
     assert read.flipped == "4m"
 
 
-def with_boxes(dets: Detections, boxes: list[tuple[float, float, str]]) -> tuple[Detections, list[int]]:
-    """``dets`` and upright tiles (centre x, y relative to the photo's centre; name) added, and their indices."""
-    xyxy = [[SIZE / 2 + x - W / 2, SIZE / 2 + y - H / 2, SIZE / 2 + x + W / 2, SIZE / 2 + y + H / 2]
-            for x, y, _ in boxes]
+def with_boxes(dets: Detections, boxes: list[tuple[float, float, str]],
+               sizes: list[tuple[float, float]] | None = None) -> tuple[Detections, list[int]]:
+    """``dets`` and tiles (centre x, y relative to the photo's centre; name) added, and their indices; upright
+    (W × H boxes) unless ``sizes`` gives each box's width and height."""
+    sizes = sizes or [(W, H)] * len(boxes)
+    xyxy = [[SIZE / 2 + x - w / 2, SIZE / 2 + y - h / 2, SIZE / 2 + x + w / 2, SIZE / 2 + y + h / 2]
+            for (x, y, _), (w, h) in zip(boxes, sizes, strict=True)]
     cls = [CLASS_NAMES.index(n) for _, _, n in boxes]
     n = len(dets)
     more = Detections(np.concatenate([dets.xyxy, np.array(xyxy)]), np.concatenate([dets.confidence, [0.95] * len(cls)]),
@@ -98,6 +102,47 @@ def test_without_a_wall_a_lone_tile_between_a_hand_and_its_river_is_the_flipped_
     read = answer(dets)
     assert read.flipped == "4m" and read.detections[added[0]].role == "flipped"
     assert read.seats[0].river == WON.seats[0].river
+
+
+# A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
+SQUARE = (W + H) / 2 ** 0.5
+HEAP_SHAPES = [(SQUARE, SQUARE), (W, H), (H, W)]
+HEAP = ["2s", "3m", "6s", "9p", "7s", "1p", "8m", "6p"]  # seats 1 and 3's discards, thrown together
+
+
+def heap_table(tiles: list[str]) -> tuple[TableReading, list[int], Placed]:
+    """WON without a wall, seats 1 and 3 throwing their discards into a heap in the middle (``tiles``): boxes
+    touching at irregular offsets, each shaped unlike its neighbours."""
+    seats = copy.deepcopy(WON.seats)
+    seats[1].river, seats[3].river = [], []
+    placed = build(TablePlan(seats, wall=0, flipped=None))
+    spots = [(-1.1, -0.9), (0.2, -1.2), (1.4, -0.7), (-1.5, 0.4), (-0.1, 0.2), (1.3, 0.6), (-0.6, 1.5), (0.8, 1.7),
+             (2.3, 1.4)]
+    boxes = [(x * H, y * H, t) for (x, y), t in zip(spots, tiles, strict=False)]
+    dets, added = with_boxes(placed.dets, boxes, [HEAP_SHAPES[k % 3] for k in range(len(boxes))])
+    return answer(dets), added, placed
+
+
+def test_discards_in_a_heap_go_to_no_seat_and_say_which_rivers_are_not_separated() -> None:
+    read, added, placed = heap_table(HEAP)
+    assert sorted(read.heap) == sorted(HEAP)
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [(None, "heap")] * len(HEAP)
+    assert [s.river_separated for s in read.seats] == [True, False, True, False]
+    assert read.seats[0].river == WON.seats[0].river and read.seats[2].river == WON.seats[2].river
+    assert read.seats[1].river == [] and read.seats[3].river == []
+    for s in range(4):  # the hands and melds as without a heap
+        assert read.seats[s].concealed == WON.seats[s].concealed
+        assert [(m.type, m.tile) for m in read.seats[s].melds] == WON.seats[s].melds
+    notice = [r for r in read.retake if r.code == "river_not_separated"]
+    assert len(notice) == 1 and notice[0].message.startswith("the river of seat(s) 1, 3 could not be separated")
+    assert sorted(notice[0].boxes) == added and read.winner == 0
+
+
+def test_the_heaps_tiles_count_for_the_four_copies() -> None:
+    """9s: seat 1's pong holds three and seat 3's hand one; a fifth in the heap makes the photo impossible."""
+    read, added, _ = heap_table([*HEAP[:7], "9s"])
+    impossible = [r for r in read.retake if r.code == "too_many_copies"]
+    assert len(impossible) == 1 and added[7] in impossible[0].boxes
 
 
 def test_five_copies_are_settled_by_the_cheapest_change() -> None:
@@ -130,7 +175,7 @@ def test_five_copies_without_an_alternative_make_the_photo_impossible() -> None:
 def seat(concealed: str, melds: list[tuple[str, str]] = (), number: int = 0) -> TableSeat:
     tiles = [f"{concealed[i]}{concealed[i + 1]}" for i in range(0, len(concealed), 2)]
     return TableSeat(seat=number, concealed=tiles, melds=[TableMeld(type=t, tile=x) for t, x in melds], river=[],
-                     doubtful=[])
+                     river_separated=True, doubtful=[])
 
 
 @pytest.mark.parametrize(("hand", "melds", "complete"), [
