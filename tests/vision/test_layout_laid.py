@@ -124,6 +124,23 @@ def test_two_boxes_on_one_tile_of_a_close_up_count_once() -> None:
     assert [u.box for u in lay.unassigned] == [12] and "one tile" in lay.unassigned[0].reason
 
 
+@pytest.mark.parametrize("angle", [0.0, 180.0, 90.0])
+def test_melds_pushed_close_to_a_sorted_hand_are_cut_off_by_its_order(angle: float) -> None:
+    """A pong and a kong laid a quarter tile after a sorted hand, no tile turned, the hand's own gaps uneven: the
+    gap does not stand out, but 3s after 7s and the p suit coming back break the order the owner sorted the hand
+    in (14 tiles as one concealed row would count as legal too)."""
+    names = ["2m", "5m", "4p", "5p", "9p", "2s", "7s", "3s", "3s", "3s", "8p", "8p", "8p", "8p"]
+    gaps = [1.0, 6.0, 1.0, 7.0, 2.0, 6.0, 10.0, 2.0, 2.0, 10.0, 2.0, 2.0, 2.0]  # 10 px: a quarter tile
+    x, tiles = 0.0, []
+    for name, gap in zip(names, [*gaps, 0.0], strict=True):
+        tiles.append((name, x + W / 2, 0.0, False))
+        x += W + gap
+    lay = layout(_dets(tiles, angle))
+    assert _meld_boxes(lay) == [[7, 8, 9], [10, 11, 12, 13]]
+    assert sorted((m.type, m.tile) for m in lay.melds) == [("kong", "8p"), ("pong", "3s")]
+    assert sorted(t.box for t in lay.concealed) == list(range(7))
+
+
 def test_an_other_without_back_in_its_top3_is_not_taken_for_a_back() -> None:
     kong = _row(["7p"] * 4, 11 * (W + 2) + 30, 0)
     kong[0] = ("other", *kong[0][1:])
