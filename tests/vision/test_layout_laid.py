@@ -141,6 +141,18 @@ def test_melds_pushed_close_to_a_sorted_hand_are_cut_off_by_its_order(angle: flo
     assert sorted(t.box for t in lay.concealed) == list(range(7))
 
 
+@pytest.mark.parametrize("angle", [0.0, 90.0])
+def test_a_weak_box_across_two_tiles_is_left_out(angle: float) -> None:
+    """The detector sometimes boxes half of one tile and half of the next as a third, weaker tile: it is no tile
+    of its own, and the hand stays one row of 13 in order."""
+    hand = ["2m", "3m", "4m", "6p", "7p", "8p", "2s", "2s", "3s", "3s", "6s", "7s", "8s"]
+    tiles = _row(hand, 0, 0) + [("2s", 7.5 * (W + 2) + W / 2, 0.0, False)]  # across the two 2s
+    dets = _dets(tiles, angle, {13: (["2s"], [0.36])})
+    lay = layout(dets)
+    assert sorted(t.box for t in lay.concealed) == list(range(13)) and not lay.melds
+    assert [u.box for u in lay.unassigned] == [13] and "across two tiles" in lay.unassigned[0].reason
+
+
 def test_an_other_without_back_in_its_top3_is_not_taken_for_a_back() -> None:
     kong = _row(["7p"] * 4, 11 * (W + 2) + 30, 0)
     kong[0] = ("other", *kong[0][1:])
