@@ -147,7 +147,8 @@ def _components(linked: np.ndarray) -> list[list[int]]:
 
 def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
     """Two or more face-up tiles continue the line of ``members`` (backs) at one of its ends: the backs are a
-    meld on its owner's row, not the wall (the flipped tile alone may lie at the wall's end)."""
+    meld on its owner's row, not the wall (the flipped tile alone may lie at the wall's end). Other backs on the
+    line within reach are taken along first: a 闷豆 laid after another 闷豆 is continued by the hand beyond it."""
     centres = dets.centers[members].astype(np.float64)
     mid = centres.mean(0)
     axis = np.linalg.svd(centres - mid)[2][0]
@@ -155,14 +156,18 @@ def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
     width = float(np.median(_extents(dets.xyxy[members], axis)))  # along the row, as the photo shows it
     depth = float(np.median(_extents(dets.xyxy[members], across)))
     along = (centres - mid) @ axis
-    faces = np.flatnonzero(dets.class_id != BACK)
-    rel = dets.centers[faces].astype(np.float64) - mid
-    t, off = rel @ axis, np.abs(rel @ across)
-    on_line = off < 0.6 * depth
-    for past in (t - along.max(), along.min() - t):
-        if (on_line & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2:
-            return True
-    return False
+    lo, hi = float(along.min()), float(along.max())
+    rel = dets.centers.astype(np.float64) - mid
+    t, on_line = rel @ axis, np.abs(rel @ across) < 0.6 * depth
+    backs = np.sort(t[on_line & (dets.class_id == BACK)])
+    for b in backs[backs > hi]:  # backs on from either end, each within reach of the last
+        if b - hi < WALL_ROW_REACH * width:
+            hi = float(b)
+    for b in backs[backs < lo][::-1]:
+        if lo - b < WALL_ROW_REACH * width:
+            lo = float(b)
+    faces = on_line & (dets.class_id != BACK)
+    return any((faces & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2 for past in (t - hi, lo - t))
 
 
 def find_wall(dets: Detections, phi: float | None = None) -> list[int]:

@@ -145,6 +145,25 @@ def test_the_heaps_tiles_count_for_the_four_copies() -> None:
     assert len(impossible) == 1 and added[7] in impossible[0].boxes
 
 
+def test_two_concealed_kongs_after_the_hand_are_no_wall() -> None:
+    """Seat 2 lays a 闷豆 all face down, then one showing a tile: the first's backs continue the hand's row, and
+    the second's three backs continue it through the first's (no face-up tile right past them)."""
+    seats = copy.deepcopy(WON.seats)
+    seats[2].melds = [("concealed_kong", "8s"), ("concealed_kong", "3s")]
+    seats[2].concealed = seats[2].concealed[:7]  # 7 + 2 kongs counted as 3: 13
+    placed = build(TablePlan(seats))
+    dets, back = placed.dets, placed.dets.class_id[placed.wall[0]]
+    first, second = placed.melds[2][:4], placed.melds[2][4:]
+    # the first all face down; the second's shown tile last, after its three backs (nothing face up past them)
+    for box, cls in [(first[1], back), (second[1], back), (second[3], CLASS_NAMES.index("3s"))]:
+        dets.class_id[box] = dets.top3_class[box, 0] = cls
+    assert find_wall(dets) == placed.wall
+    read = answer(dets)
+    assert sorted((m.type, m.tile or "") for m in read.seats[2].melds) == [("concealed_kong", ""),
+                                                                          ("concealed_kong", "3s")]
+    assert read.flipped == "4m"
+
+
 def test_five_copies_are_settled_by_the_cheapest_change() -> None:
     """A fifth 9s as read (seat 1's pong holds three, seat 3's hand one), whose second reading (8p) is nearly as
     likely: the whole-table constraint reads it as 8p and lists it as doubtful; the other 9s, whose alternative is
