@@ -42,7 +42,8 @@ WALL_ROW_REACH = 3.5  # face-up tiles within this many tile widths past the back
 WALL_LINK = 1.3  # two backs whose centres lie under this many of their widths apart along a table axis are neighbours
 FLIPPED_REACH = 2.3  # the flipped tile lies within this many tile sizes of a wall tile (on it or beside it)
 WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its hand row, towards the centre: wall
-STRAY_ALONE = 1.45  # without a wall: the flipped tile lies this many tile sizes from any other box, at least
+STRAY_ALONE = 1.45  # without a wall: a river tile this many tile sizes from any other face-up tile is the flipped one
+STRAY_UNPLACED = 1.0  # ...or a tile the seats could not place, this far
 ALONE = 1.1  # ...alone: no face-up tile nearer than this many tile sizes along the table's axes (a row's: about 1.0)
 COPIES = 4  # every kind exists four times in the 108-tile set
 MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
@@ -334,26 +335,29 @@ def _isolation(dets: Detections, phi: float) -> np.ndarray:
 
 def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
     """The flipped tile when no wall was seen (its stacked backs are hard to find): the most isolated face-up
-    tile that no seat's hand or meld holds (a lone tile between a hand and its river, or past a river's rows),
-    at least ``STRAY_ALONE`` tile sizes from any other box; it leaves the seat that had it. None without one."""
-    candidates: dict[int, Layout] = {}
+    tile that no seat's hand or meld holds — one the seats could not place (a lone tile, a "meld" of one tile) at
+    least ``STRAY_UNPLACED`` tile sizes from any other face-up tile, or a river tile at least ``STRAY_ALONE`` (a
+    lone tile between a hand and its river); it leaves the seat that had it. None without one."""
+    candidates: dict[int, tuple[Layout, float]] = {}
     for lay in seats:
-        for p in [*lay.river, *([lay.indicator] if lay.indicator is not None else [])]:
-            candidates[p.box] = lay
-        for u in lay.unassigned:
-            if not u.reason.startswith(SECOND_BOXES):
-                candidates[u.box] = lay
-        for g in lay.melds:
-            if len(g.tiles) == 1 and g.tiles[0].tile != "back":  # a "meld" of one tile: a stray by the hand
-                candidates[g.tiles[0].box] = lay
-    faces = [k for k in candidates if CLASS_NAMES[int(dets.class_id[k])] in SUITED_TILES]
-    if not faces:
+        for p in lay.river:
+            candidates[p.box] = (lay, STRAY_ALONE)
+        unplaced = [u.box for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES)]
+        unplaced += [lay.indicator.box] if lay.indicator is not None else []
+        unplaced += [g.tiles[0].box for g in lay.melds if len(g.tiles) == 1]  # a "meld" of one tile
+        for k in unplaced:
+            candidates[k] = (lay, STRAY_UNPLACED)
+    faces = np.flatnonzero(dets.class_id != BACK)
+    named = [k for k in candidates if CLASS_NAMES[int(dets.class_id[k])] in SUITED_TILES]
+    if not named or len(faces) < 2:
         return None
-    alone = _isolation(dets, table_angle(dets.xyxy.astype(np.float64)))
-    best = max(faces, key=lambda k: alone[k])
-    if alone[best] < STRAY_ALONE:
+    alone = np.zeros(len(dets))
+    alone[faces] = _isolation(dets[faces], table_angle(dets.xyxy.astype(np.float64)))  # backs may be the wall's
+    fit = [k for k in named if alone[k] >= candidates[k][1]]
+    if not fit:
         return None
-    lay = candidates[best]
+    best = max(fit, key=lambda k: alone[k])
+    lay = candidates[best][0]
     lay.river = [p for p in lay.river if p.box != best]
     if lay.indicator is not None and lay.indicator.box == best:
         lay.indicator = None
