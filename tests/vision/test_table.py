@@ -18,7 +18,7 @@ from pipeline.table_photo import (
     table_reading,
     winner_guess,
 )
-from tests.vision.table_support import SIZE, WON, H, Placed, TablePlan, W, build
+from tests.vision.table_support import SIZE, WON, H, Placed, SeatTiles, TablePlan, W, build
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.table import find_wall, read_table_tiles, table_layout
@@ -162,6 +162,24 @@ def test_two_concealed_kongs_after_the_hand_are_no_wall() -> None:
     assert sorted((m.type, m.tile or "") for m in read.seats[2].melds) == [("concealed_kong", ""),
                                                                           ("concealed_kong", "3s")]
     assert read.flipped == "4m"
+
+
+def test_melds_past_the_diagonal_stay_with_the_hand_they_continue() -> None:
+    """Seat 0's hand and three melds reach past the table's diagonal into seat 1's side (a near seat in a photo
+    from that seat): the melds on the hand's line stay seat 0's."""
+    seats = copy.deepcopy(WON.seats)
+    seats[0] = SeatTiles(["1m", "2m", "3m", "1s", "1s"], [("pong", "5p"), ("pong", "4m"), ("pong", "9m")],
+                         ["9p", "7p", "8p", "2p", "3s", "4s"])
+    placed = build(TablePlan(seats, wall=0, flipped=None))
+    dets = placed.dets
+    mine = placed.concealed[0] + placed.melds[0]
+    dets.xyxy[mine] += np.array([330.0, 0.0, 330.0, 0.0], np.float32)  # the row shifted right, past x = y
+    read = answer(dets)
+    assert [(m.type, m.tile) for m in read.seats[0].melds] == [("pong", "5p"), ("pong", "4m"), ("pong", "9m")]
+    assert read.retake == []
+    assert read.seats[0].concealed == ["1m", "2m", "3m", "1s", "1s"]
+    assert read.seats[1].river == WON.seats[1].river
+    assert {(read.detections[b].seat, read.detections[b].role) for b in placed.melds[0]} == {(0, "meld")}
 
 
 def test_five_copies_are_settled_by_the_cheapest_change() -> None:
