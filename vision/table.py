@@ -225,6 +225,7 @@ def table_layout(dets: Detections) -> TableLayout:
     seats = layout_table(seat_dets)
     for lay in seats:
         _gather_river(seat_dets, lay)
+    wall = sorted(wall + [int(rest[b]) for b in _loose_backs(seat_dets, seats)])
     if heap:  # a seat's few tiles left beside a heap are strays of it, not a river
         for lay in seats:
             stray = [p.box for p in lay.river] + ([lay.indicator.box] if lay.indicator is not None else [])
@@ -235,11 +236,50 @@ def table_layout(dets: Detections) -> TableLayout:
     if flipped is None:
         pieces, face = _wall_pieces(seat_dets, seats)
         wall = sorted(wall + [int(rest[b]) for b in pieces])
-        if face is None and not wall:
+        if face is None and wall:  # wall found only now: the flipped tile by it, if a seat left it loose
+            near = find_flipped(dets, wall, phi)
+            face = None if near is None else _take_loose(seats, int(np.searchsorted(rest, near)))
+        if face is None:
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
             flipped = int(rest[face])
     return TableLayout(seats, seat_dets, rest, wall, flipped, heap, separated)
+
+
+def _loose_backs(dets: Detections, seats: list[Layout]) -> list[int]:
+    """Backs a seat left in its river, as its lone tile or unplaced: a discard lies face up, so they are the wall's
+    (its stacked backs seen one or two at a time); taken from the seats. Indices of ``dets``."""
+    out: list[int] = []
+    for lay in seats:
+        def is_back(box: int) -> bool:
+            return int(dets.class_id[box]) == BACK
+
+        out += [p.box for p in lay.river if is_back(p.box)]
+        lay.river = [p for p in lay.river if not is_back(p.box)]
+        if lay.indicator is not None and is_back(lay.indicator.box):
+            out.append(lay.indicator.box)
+            lay.indicator = None
+        loose = [u.box for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES) and is_back(u.box)]
+        out += loose
+        lay.unassigned = [u for u in lay.unassigned if u.box not in loose]
+    return out
+
+
+def _take_loose(seats: list[Layout], box: int) -> int | None:
+    """Take ``box`` from the seat that left it loose (in its river, as its lone tile, unplaced, or a "meld" of
+    one tile) and return it; None when a seat holds it in its hand or a meld of several tiles."""
+    for lay in seats:
+        loose = ([p.box for p in lay.river] + ([lay.indicator.box] if lay.indicator is not None else [])
+                 + [u.box for u in lay.unassigned] + [g.tiles[0].box for g in lay.melds if len(g.tiles) == 1])
+        if box in loose:
+            lay.river = [p for p in lay.river if p.box != box]
+            if lay.indicator is not None and lay.indicator.box == box:
+                lay.indicator = None
+            lay.unassigned = [u for u in lay.unassigned if u.box != box]
+            lay.melds = [g for g in lay.melds if box not in g.boxes]
+            lay.notes.append("a tile by the wall taken for the flipped tile")
+            return box
+    return None
 
 
 def _in_line(xyxy: np.ndarray, phi: float) -> np.ndarray:

@@ -97,6 +97,17 @@ def test_two_wall_backs_with_the_flipped_tile_between_a_hand_and_its_river_are_w
     assert read.winner == 0
 
 
+def test_lone_wall_backs_are_no_discards_and_the_flipped_tile_lies_by_them() -> None:
+    """Two of the wall's backs seen apart (the ones between them missed), and the flipped tile past them: a
+    discard lies face up, so the backs are wall, not the first tiles of seat 0's river (read as some face)."""
+    dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets,
+                             [(-2.0 * W, 9.5 * W, "back"), (1.2 * W, 9.5 * W, "back"), (-0.4 * W, 8.6 * W, "4m")])
+    read = answer(dets)
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [
+        (None, "wall"), (None, "wall"), (None, "flipped")]
+    assert read.flipped == "4m" and read.seats[0].river == WON.seats[0].river
+
+
 def test_without_a_wall_a_lone_tile_between_a_hand_and_its_river_is_the_flipped_tile() -> None:
     dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets, [(1.0 * W, 9.5 * W, "4m")])
     read = answer(dets)
