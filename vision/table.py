@@ -203,10 +203,16 @@ def find_flipped(dets: Detections, wall: list[int], phi: float | None = None) ->
     to_wall = np.hypot(*(centres[faces][:, None, :] - centres[wall][None, :, :]).transpose(2, 0, 1)).min(1)
     alone = _isolation(dets[faces], phi)
     local = float(np.median(_short_sides(dets.xyxy[wall])))  # the wall's own tile size (perspective)
+    # A 闷豆's (concealed kong's) shown tile lies alone among faces too, but in line with its own backs.
+    others = np.setdiff1d(np.flatnonzero(dets.class_id == BACK), wall)
+    in_kong = np.zeros(len(faces), dtype=bool)
+    if len(others):
+        both = np.concatenate([faces, others])
+        in_kong = _in_line(dets.xyxy[both].astype(np.float64), phi)[:len(faces), len(faces):].any(1)
     for k in np.argsort(to_wall):
         if to_wall[k] > FLIPPED_REACH * local:
             break
-        if alone[k] >= ALONE:
+        if alone[k] >= ALONE and not in_kong[k]:
             return int(faces[k])
     return None
 

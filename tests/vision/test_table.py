@@ -21,7 +21,7 @@ from pipeline.table_photo import (
 from tests.vision.table_support import SIZE, WON, H, Placed, SeatTiles, TablePlan, W, build
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
-from vision.table import find_wall, read_table_tiles, table_layout
+from vision.table import find_flipped, find_wall, read_table_tiles, table_layout
 
 
 def answer(dets: Detections) -> TableReading:
@@ -191,6 +191,21 @@ def test_melds_past_the_diagonal_stay_with_the_hand_they_continue() -> None:
     assert read.seats[0].concealed == ["1m", "2m", "3m", "1s", "1s"]
     assert read.seats[1].river == WON.seats[1].river
     assert {(read.detections[b].seat, read.detections[b].role) for b in placed.melds[0]} == {(0, "meld")}
+
+
+def test_a_concealed_kongs_shown_tile_by_the_wall_is_not_the_flipped_tile() -> None:
+    """A 闷豆's shown tile, at the end of a hand's row that passes near the wall's end, lies alone among faces (its
+    neighbours are its backs) and within reach of the wall: it lies in line with backs that are not the wall's,
+    so it is no flipped tile; the flipped tile past the wall's other end is."""
+    wall = [(x * (W + 1), 0.0, "back") for x in range(5)]
+    row = [(5 * (W + 1) - 4 * (W + 2) + x * (W + 2), 1.4 * H, name)  # the 3s just past the wall's end
+           for x, name in enumerate(["1m", "2m", "3m", "back", "3s", "back", "back"])]
+    dets, added = with_boxes(Detections.empty((SIZE, SIZE)), wall + row)
+    walled = find_wall(dets)
+    assert walled == added[:5]
+    assert find_flipped(dets, walled) is None
+    dets, more = with_boxes(dets, [(-1.6 * W, 0.0, "4m")])
+    assert find_flipped(dets, walled) == more[0]
 
 
 def test_five_copies_are_settled_by_the_cheapest_change() -> None:
