@@ -24,11 +24,11 @@ JPEGs against ``zhuoji serve`` started on a free port; ``--misses FILE`` writes 
 exactly (scene, seat, first reason, truth, reading).
 
 Measured 2026-12-07 with the shipped zhuoji-tiles-int8.onnx (no detector trained on tables yet), 96 scenes:
-round exact 0.531, seat exact 0.789, river exact 0.776, flipped 0.812, winner 0.917 (before this round's layout
-work: 0.302, 0.701, 0.688, 0.531, 0.875); tiles found / placed: hand 0.980 / 0.965, meld 0.931 / 0.861, river
-0.980 / 0.958, wall 0.747 / 0.733, flipped 0.958 / 0.803. Seats missed: a tile not found 57, misread 12, laid out
-wrong 12. 24 heap scenes: heap tiles recall 0.816, precision 0.975, river_separated right 0.948. 12 MP: p50 0.60 s
-in process, 0.56 s through the service. docs/experiments/table-photo.md has the log.
+round exact 0.552, seat exact 0.794, river exact 0.779, flipped 0.833, winner 0.917 (before this round's layout
+work: 0.302, 0.701, 0.688, 0.531, 0.875); tiles found / placed: hand 0.980 / 0.966, meld 0.931 / 0.864, river
+0.980 / 0.958, wall 0.747 / 0.733, flipped 0.958 / 0.817. Seats missed: a tile not found 56, misread 12, laid out
+wrong 11. 24 heap scenes: heap tiles recall 0.816, precision 0.975, river_separated right 0.948. 12 MP: p50 0.56 s
+in process, 0.57 s through the service. docs/experiments/table-photo.md has the log.
 """
 
 from __future__ import annotations
