@@ -188,10 +188,11 @@ def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
     return sorted(wall)
 
 
-def find_flipped(dets: Detections, wall: list[int], phi: float | None = None) -> int | None:
+def find_flipped(dets: Detections, wall: list[int], phi: float | None = None,
+                 exclude: set[int] | None = None) -> int | None:
     """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile sizes of a wall tile and lying alone (no
     face-up tile within ``ALONE`` tile sizes along the table's axes: the end of a hand or a river row is not
-    it); None without a wall."""
+    it), and not in ``exclude`` (the heap's tiles); None without a wall."""
     if not wall:
         return None
     faces = np.flatnonzero(dets.class_id != BACK)
@@ -212,7 +213,7 @@ def find_flipped(dets: Detections, wall: list[int], phi: float | None = None) ->
     for k in np.argsort(to_wall):
         if to_wall[k] > FLIPPED_REACH * local:
             break
-        if alone[k] >= ALONE and not in_kong[k]:
+        if alone[k] >= ALONE and not in_kong[k] and int(faces[k]) not in (exclude or set()):
             return int(faces[k])
     return None
 
@@ -221,10 +222,9 @@ def table_layout(dets: Detections) -> TableLayout:
     """Wall, flipped tile, then the four seats (``vision.layout.layout_table`` on the other boxes)."""
     phi = table_angle(dets.xyxy.astype(np.float64)) if len(dets) > 1 else 0.0
     wall = find_wall(dets, phi)
-    flipped = find_flipped(dets, wall, phi)
-    taken = set(wall) | ({flipped} if flipped is not None else set())
-    heap = find_heap(dets, taken, phi)
-    taken |= set(heap)
+    heap = find_heap(dets, set(wall), phi)  # first: a heap's tile by the wall may lie alone among faces too
+    flipped = find_flipped(dets, wall, phi, exclude=set(heap))
+    taken = set(wall) | set(heap) | ({flipped} if flipped is not None else set())
     rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
     seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
     seat_dets.image_size = dets.image_size
@@ -243,9 +243,9 @@ def table_layout(dets: Detections) -> TableLayout:
         pieces, face = _wall_pieces(seat_dets, seats)
         wall = sorted(wall + [int(rest[b]) for b in pieces])
         if face is None and wall:  # wall found only now: the flipped tile by it, if a seat left it loose
-            near = find_flipped(dets, wall, phi)
+            near = find_flipped(dets, wall, phi, exclude=set(heap))
             face = None if near is None else _take_loose(seats, int(np.searchsorted(rest, near)))
-        if face is None:
+        if face is None and not heap:  # beside a heap, a lone tile is more likely one thrown a little apart
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
             flipped = int(rest[face])
