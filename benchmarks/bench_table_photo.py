@@ -27,8 +27,8 @@ Measured 2026-12-07 with the shipped zhuoji-tiles-int8.onnx (no detector trained
 round exact 0.552, seat exact 0.794, river exact 0.779, flipped 0.833, winner 0.917 (before this round's layout
 work: 0.302, 0.701, 0.688, 0.531, 0.875); tiles found / placed: hand 0.980 / 0.966, meld 0.931 / 0.864, river
 0.980 / 0.958, wall 0.747 / 0.733, flipped 0.958 / 0.817. Seats missed: a tile not found 56, misread 12, laid out
-wrong 11. 24 heap scenes: heap tiles recall 0.816, precision 0.975, river_separated right 0.948. 12 MP: p50 0.56 s
-in process, 0.57 s through the service. docs/experiments/table-photo.md has the log.
+wrong 11. 24 heap scenes: heap tiles recall 0.816, precision 0.975, river_separated right 0.948. 12 MP: p50 0.65 s
+in process, 0.61 s through the service. docs/experiments/table-photo.md has the log.
 """
 
 from __future__ import annotations
