@@ -46,7 +46,7 @@ import math
 import shlex
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -560,6 +560,7 @@ def render_view(rng: np.random.Generator, view: str, style_list: list[str], size
 TABLE_HAND_DIST = (11.5, 12.5)  # the concealed rows' distance from the table centre, in tile widths
 TABLE_RIVER_DIST = (6.8, 7.4)  # the first river row's (the row nearest the owner)
 TABLE_MESSY_YAW = math.radians(15)  # a messy river's tiles turn up to this much
+TABLE_HEAP_SHARE = 0.2  # tables whose discards go into a heap in the middle (some seats' or all)
 TABLE_CAMERAS = ("above", "seat")  # a phone held over the middle; from seat 0 at 25-45° from straight down
 
 
@@ -576,6 +577,7 @@ class TableTruth:
     camera: str
     river: str  # neat | messy
     roles: list[tuple[int | None, str, int]]  # per tile of ViewScene.tiles
+    heap: list[str] = field(default_factory=list)  # discards thrown into a heap in the middle (given to no seat)
 
 
 @dataclass
@@ -595,7 +597,7 @@ class TableScene:
             tiles.append({"tile": CLASS_NAMES[int(cls)], "seat": seat, "role": role, "order": order,
                           "box": [round(float(v), 1) for v in box], "rotation": round(rot, 1)})
         return {"seats": t.seats, "flipped": t.flipped, "winner": t.winner, "camera": t.camera, "river": t.river,
-                "style": self.view.style, "tiles": tiles}
+                "heap": t.heap, "style": self.view.style, "tiles": tiles}
 
 
 def complete_faces(deck: S.Deck, rng: np.random.Generator, sets: int) -> list[S.Face] | None:
@@ -691,6 +693,32 @@ def _river_rows(faces: list[S.Face], ts: S.TileSet, rng: np.random.Generator, me
     return tiles
 
 
+def _table_heap(faces: list[S.Face], ts: S.TileSet, rng: np.random.Generator, placed: list[np.ndarray]
+                ) -> list[S.TilePose]:
+    """Discards thrown into a heap in the middle of the table: face up, touching at any angle, none overlapping
+    another tile or a river (``placed``: the corners of the tiles already down); a tile with no room is left
+    out (the returned tiles are the heap)."""
+    tiles: list[S.TilePose] = []
+    rects: list[np.ndarray] = []
+    reach = math.hypot(ts.w, ts.h)
+    for face in faces:
+        for _try in range(60):
+            if tiles:
+                picks = [tiles[int(k)] for k in rng.integers(len(tiles), size=2)]
+                anchor = min(picks, key=lambda t: math.hypot(t.x, t.y))
+                a, r = rng.uniform(-math.pi, math.pi), rng.uniform(0.55, 1.0) * reach
+                x, y = anchor.x + r * math.cos(a), anchor.y + r * math.sin(a)
+            else:
+                x, y = rng.normal(0, 0.5, 2)
+            t = S.TilePose(face, "up", x, y, yaw=rng.uniform(-math.pi, math.pi))
+            rect = S.tile_corners(t, ts)[:4, :2]
+            if not any(S.polys_overlap(rect, o) for o in rects + placed):
+                tiles.append(t)
+                rects.append(rect)
+                break
+    return tiles
+
+
 def _to_seat(tiles: list[S.TilePose], seat: int) -> list[S.TilePose]:
     """Tiles laid out in seat 0's frame (owner at -y) turned to ``seat``: a quarter turn counter-clockwise per
     seat seen from above, so 1 sits right of seat 0, 2 across, 3 left."""
@@ -702,11 +730,12 @@ def _to_seat(tiles: list[S.TilePose], seat: int) -> list[S.TilePose]:
 
 
 def layout_table_round(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, winner: int | None, messy: bool,
-                       camera: str) -> tuple[list[S.TilePose], TableTruth]:
+                       camera: str, heap: bool = False) -> tuple[list[S.TilePose], TableTruth]:
     """The table at the end of a round (seat 0 at -y): every hand laid face up in front of its owner (upright for
     the owner, the drawn tile last, sometimes a little apart), the melds to its right, the river between the hand
     and the centre; the rest of the wall, face down two high, in front of one seat; the flipped tile on the wall,
-    beside it, or none."""
+    beside it, or none. ``heap``: some seats (each with chance 3/4, at least one) throw their discards into a
+    heap in the middle instead of laying a river; the heap's tiles belong to no seat."""
     tiles: list[S.TilePose] = []
     roles: list[tuple[int | None, str, int]] = []
     seats: list[dict] = []
@@ -724,6 +753,11 @@ def layout_table_round(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, wi
             faces.sort(key=S.suit_sort_key)
         hands.append((faces, melds, meld_truth, owner))
     flipped = deck.draw(0.0) if rng.random() < 0.8 else None
+    heaping = [bool(rng.random() < 0.75) for _ in range(4)] if heap else [False] * 4
+    if heap and not any(heaping):
+        heaping[int(rng.integers(4))] = True
+    thrown: list[S.Face] = []
+    river_rects: list[np.ndarray] = []
     for seat, (faces, melds, meld_truth, owner) in enumerate(hands):
         n_river = min(int(rng.integers(5, 15)), sum(deck.left.values()))
         discards = [f for f in (deck.draw(0.0) for _ in range(n_river)) if f is not None]
@@ -739,12 +773,21 @@ def layout_table_round(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, wi
         x0 = -width / 2 + rng.normal(0, 0.4)
         local = shifted(row, x0, -dist - ts.h / 2) + shifted(melds, x0, -dist - ts.h / 2)
         river_y = -rng.uniform(*TABLE_RIVER_DIST) - ts.h / 2
-        rv = shifted(_river_rows(discards, ts, rng, messy, []), -3.5 * ts.w + rng.normal(0, 0.2), river_y)
+        if heaping[seat]:
+            thrown += discards
+            rv: list[S.TilePose] = []
+        else:
+            rv = shifted(_river_rows(discards, ts, rng, messy, []), -3.5 * ts.w + rng.normal(0, 0.2), river_y)
         tiles += _to_seat(local + rv, seat)
+        river_rects += [S.tile_corners(t, ts)[:4, :2] for t in tiles[len(tiles) - len(rv):]]
         roles += [(seat, "hand", k) for k in range(len(row))]
         roles += [(seat, "meld", owner[k]) for k in range(len(melds))]
         roles += [(seat, "river", k) for k in range(len(rv))]
-        seats.append({"seat": seat, "concealed": list(faces), "melds": meld_truth, "river": discards})
+        seats.append({"seat": seat, "concealed": list(faces), "melds": meld_truth,
+                      "river": [] if heaping[seat] else discards, "river_separated": not heaping[seat]})
+    pile = _table_heap(list(rng.permutation(np.array(thrown, dtype=object))), ts, rng, river_rects) if thrown else []
+    tiles += pile
+    roles += [(None, "heap", k) for k in range(len(pile))]
     # The wall: what is left of it, two high, between one seat's hand and its river.
     stacks = int(rng.integers(3, 9))
     wall_seat = int(rng.integers(4))
@@ -769,7 +812,8 @@ def layout_table_round(deck: S.Deck, ts: S.TileSet, rng: np.random.Generator, wi
             extra.append(S.TilePose(flipped, "up", x, y0 + rng.normal(0, 0.1), rng.normal(0, 0.15)))
     tiles += _to_seat(wall + extra, wall_seat)
     roles += [(None, "wall", k) for k in range(len(wall))] + [(None, "flipped", 0) for _ in extra]
-    return tiles, TableTruth(seats, flipped, winner, camera, "messy" if messy else "neat", roles)
+    return tiles, TableTruth(seats, flipped, winner, camera, "heap" if heap else "messy" if messy else "neat", roles,
+                             [t.face for t in pile])
 
 
 def table_camera(rng: np.random.Generator, camera: str, tiles: list[S.TilePose], ts: S.TileSet, size: int
@@ -794,16 +838,20 @@ def table_camera(rng: np.random.Generator, camera: str, tiles: list[S.TilePose],
 
 
 def render_table_round(rng: np.random.Generator, style_list: list[str], size: int = 1600,
-                       camera: str | None = None, messy: bool | None = None, winner: bool | None = None) -> TableScene:
-    """One table scene in a style drawn from ``style_list``; ``camera``, ``messy`` (rivers) and ``winner`` (one seat
-    holds a complete 14) drawn when not given."""
+                       camera: str | None = None, messy: bool | None = None, winner: bool | None = None,
+                       heap: bool | None = None) -> TableScene:
+    """One table scene in a style drawn from ``style_list``; ``camera``, ``messy`` (rivers), ``winner`` (one seat
+    holds a complete 14) and ``heap`` (discards thrown into a heap in the middle, a ``TABLE_HEAP_SHARE`` of
+    scenes) drawn when not given."""
     style = pick_style(rng, style_list)
     ts = tileset(rng, style)
     deck = S.Deck(rng, [])
     camera = camera or str(rng.choice(TABLE_CAMERAS))
     messy = bool(rng.random() < 0.5) if messy is None else messy
     winner = bool(rng.random() < 0.6) if winner is None else winner
-    tiles, truth = layout_table_round(deck, ts, rng, int(rng.integers(4)) if winner else None, messy, camera)
+    if heap is None:  # from a child stream: the scenes without a heap stay as they were drawn before heaps
+        heap = bool(rng.spawn(1)[0].random() < TABLE_HEAP_SHARE)
+    tiles, truth = layout_table_round(deck, ts, rng, int(rng.integers(4)) if winner else None, messy, camera, heap)
     cam = table_camera(rng, camera, tiles, ts, size)
     gloss = Gloss(rng.uniform(0.1, 0.5), rng.uniform(8, 80))
     sources: list[tuple[int, float]] = []

@@ -423,7 +423,8 @@ class SettleResponse(OutModel):
 
 class RetakeReason(OutModel):
     code: str = Field(description="no_tiles, count_mismatch, too_many_copies, low_confidence, blurry, glare, "
-                                  "tiles_cut_off, ambiguous_layout")
+                                  "tiles_cut_off, ambiguous_layout; a table photo also seat_not_found, "
+                                  "unplaced_tiles, river_not_separated")
     message: str = Field(description="what to do, in plain words")
     boxes: list[int] = Field(default_factory=list, description="the boxes concerned")
 

@@ -31,7 +31,7 @@ from vision.reading import Doubt
 from vision.table import SECOND_BOXES, TableLayout, TableTiles, read_table_tiles, table_layout
 
 PHOTO_WIDE = ("blurry", "glare")  # retakes about the photo, not a seat's tiles
-Role = Literal["hand", "meld", "river", "wall", "flipped", "unassigned"]
+Role = Literal["hand", "meld", "river", "heap", "wall", "flipped", "unassigned"]
 
 
 # ------------------------------------------------------------------------------------------ the answer
@@ -53,6 +53,8 @@ class TableSeat(OutModel):
     concealed: list[str]
     melds: list[TableMeld]
     river: list[str]
+    river_separated: bool = Field(description="false: this seat's discards lie in a heap in the middle with "
+                                               "others', not told apart (its river is then empty; see ``heap``)")
     doubtful: list[DoubtOut] = Field(description="tiles of this seat still uncertain (boxes: indices of "
                                                  "``detections``), with their alternatives")
 
@@ -61,7 +63,8 @@ class TableDetection(OutModel):
     tile: str = Field(description="the tile as read (after the rules), back (face down) or other")
     box: list[float] = Field(description="x1, y1, x2, y2 in the photo's pixels")
     confidence: float
-    seat: int | None = Field(description="the seat whose tile it is; null for the wall and the flipped tile")
+    seat: int | None = Field(description="the seat whose tile it is; null for the wall, the flipped tile and the "
+                                         "heap")
     role: Role
 
 
@@ -70,6 +73,8 @@ class TableReading(OutModel):
 
     seats: list[TableSeat] = Field(description="the four seats, 0..3")
     flipped: str | None = Field(description="翻鸡: the face-up tile on or beside the wall; null when none is seen")
+    heap: list[str] = Field(description="discards thrown into a heap in the middle, as read: given to no seat, "
+                                        "counted for the at-most-4-copies rule")
     winner: int | None = Field(description="the seat whose tiles make a complete hand (14 counting melds as 3), "
                                            "for the players to confirm; null: none, or more than one")
     retake: list[RetakeReason] = Field(description="why a new photo would help (e.g. too_many_copies: the photo is "
@@ -111,6 +116,8 @@ def _roles(photo: TablePhoto) -> dict[int, tuple[int | None, Role, str]]:
     out: dict[int, tuple[int | None, Role, str]] = {b: (None, "wall", "back") for b in table.wall}
     if table.flipped is not None:
         out[table.flipped] = (None, "flipped", tiles.flipped or CLASS_NAMES[int(photo.dets.class_id[table.flipped])])
+    for b, t in zip(table.heap, tiles.heap, strict=True):
+        out[b] = (None, "heap", t)
     for seat, (lay, reading) in enumerate(zip(table.seats, tiles.readings, strict=True)):
         box = table.seat_boxes
         for p, t in zip(lay.concealed, reading.concealed_tiles, strict=False):
@@ -155,7 +162,8 @@ def _seat(photo: TablePhoto, seat: int) -> TableSeat:
                        tile=m.tile) for m in reading.melds]
     return TableSeat(seat=seat, concealed=[read_as(p.box, t) for p, t in
                                            zip(lay.concealed, reading.concealed_tiles, strict=False)],
-                     melds=melds, river=river, doubtful=_seat_doubts(photo, seat))
+                     melds=melds, river=river, river_separated=photo.table.river_separated[seat],
+                     doubtful=_seat_doubts(photo, seat))
 
 
 def complete_hand(seat: TableSeat) -> bool:
@@ -203,6 +211,12 @@ def table_reading(photo: TablePhoto) -> TableReading:
                 f"seat {seat}: {len(loose)} tile(s) on this side could not be placed in the hand, a meld or the "
                 "river (a heap, or a river too untidy): check this seat's river, or lay it in rows and retake")))
     retake += whole.values()
+    mixed = [s.seat for s in seats if not s.river_separated]
+    if mixed:
+        retake.append(RetakeReason(code="river_not_separated", boxes=list(photo.table.heap), message=(
+            f"the river of seat(s) {', '.join(map(str, mixed))} could not be separated: their discards lie in a heap "
+            f"in the middle ({len(photo.table.heap)} tile(s) read there, given to no seat); type their rivers if "
+            "they matter")))
     empty = [s.seat for s in seats if not s.concealed and not s.melds]
     if empty:
         retake.append(RetakeReason(code="seat_not_found", message="no hand found for seat(s) "
@@ -213,8 +227,8 @@ def table_reading(photo: TablePhoto) -> TableReading:
     for i, d in enumerate(dets.to_json()):
         seat, role, tile = roles.get(i, (None, "unassigned", d["tile"]))
         detections.append(TableDetection(tile=tile, box=d["box"], confidence=d["confidence"], seat=seat, role=role))
-    return TableReading(seats=seats, flipped=photo.tiles.flipped, winner=winner_guess(seats), retake=retake,
-                        detections=detections)
+    return TableReading(seats=seats, flipped=photo.tiles.flipped, heap=photo.tiles.heap, winner=winner_guess(seats),
+                        retake=retake, detections=detections)
 
 
 def read_table(detector: Detector, image: np.ndarray, deadline: Deadline | None = None) -> TableReading:

@@ -9,12 +9,15 @@ Stages, each over plain arrays, box geometry first and the classes only where a 
 3. ``table_layout``: the other boxes go to the seat whose side of the table they lie along
    (``vision.layout.layout_table``: each tile's position and the direction of the rows it lies in; whole rows kept
    together), and each seat's tiles are laid out in that seat's own frame by the one-hand layout (concealed row,
-   melds, river rows from the owner's left, the row nearest the owner first).
+   melds, river rows from the owner's left, the row nearest the owner first). Then what the seats could not
+   place: a heap of discards in the middle (``find_heap``: given to no seat; a seat without a river of its own
+   then has its river not separated), backs a seat took for a 闷豆 well off its hand row (the wall's remnant,
+   the flipped tile on it), and without a wall the flipped tile as the most isolated stray tile.
 4. ``read_table_tiles``: each seat read by ``vision.reading.read`` (at most 4 copies per seat, melds alike, a
    14-tile hand complete), then the whole-table constraint: at most 4 copies of each of the 27 kinds on the whole
    table. Where a kind is read more often, the cheapest single tiles of it to change (the detector's next class
    whose count stays legal) are changed and listed as doubtful; a kind that cannot be settled makes the photo
-   impossible (``too_many_copies``, with the boxes).
+   impossible (``too_many_copies``, with the boxes). The heap's tiles count too.
 
 Seats: 0 = the side nearest the bottom of the photo, then in the order of play, 1 right, 2 top, 3 left.
 """
@@ -30,18 +33,28 @@ import numpy as np
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
 from vision.detections import Detections
 from vision.layout import Layout, PlacedTile, layout_table
+from vision.layout.table import table_angle
 from vision.reading import Doubt, Reading, Retake, read
 
 WALL_MIN = 5  # backs side by side in one chain from this many are the wall (a 闷豆 has four at most)
 WALL_SHORT = 3  # three or four backs are the wall when they lie on no row of face-up tiles (a 闷豆 does)
 WALL_ROW_REACH = 3.5  # face-up tiles within this many tile widths past the backs' end continue their row
-WALL_LINK = 1.3  # two backs whose centres lie under this many of their extents apart are neighbours in a row
-FLIPPED_REACH = 1.8  # the flipped tile lies within this many tile widths of a wall tile (on it or beside it)
-ALONE = 1.3  # ...with no face-up tile nearer than this many of its widths (tiles of a row touch: about 1.05)
+WALL_LINK = 1.3  # two backs whose centres lie under this many of their widths apart along a table axis are neighbours
+FLIPPED_REACH = 2.3  # the flipped tile lies within this many tile sizes of a wall tile (on it or beside it)
+WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its hand row, towards the centre: wall
+STRAY_ALONE = 1.45  # without a wall: a river tile this many tile sizes from any other face-up tile is the flipped one
+STRAY_UNPLACED = 1.0  # ...or a tile the seats could not place, this far
+ALONE = 1.1  # ...alone: no face-up tile nearer than this many tile sizes along the table's axes (a row's: about 1.0)
 COPIES = 4  # every kind exists four times in the 108-tile set
 MAX_SETTLE_COST = 6.0  # the whole-table constraint changes no tile to a class under e^-6 of its top-1
 RIVER_BEYOND = 1.5  # a seat's tiles left over this many tile depths beyond its hand, towards the centre: its river
 RIVER_ROW_GAP = 0.6  # river tiles whose distances from the owner differ by more than this many depths: two rows
+HEAP_LINK = 1.4  # tiles of a heap touch at any angle: centres under this many long sides apart
+HEAP_CENTRE = 0.4  # a heap's centre lies within this share of the table's half-size from the table's centre
+HEAP_ALIGNED = 0.6  # ...and under this share of its tiles lie in line with a neighbour along a table axis
+HEAP_MIN = 3  # tiles, at least, in a heap
+LINE_SHAPE = 0.2  # two boxes whose log aspect ratios differ by under this are tiles turned alike
+LINE_ACROSS = 0.1  # ...and beside each other in a row when their centres are this many tile sizes off its line
 SECOND_BOXES = ("overlaps box", "a piece of the tile", "invalid box")  # unassigned boxes that are no tile of their own
 
 
@@ -51,7 +64,9 @@ class TableLayout:
 
     seats: the four seats' layouts, over ``seat_dets`` (the boxes that are neither wall nor flipped tile);
     seat_boxes maps an index of ``seat_dets`` to the photo's detections. wall: the wall's boxes; flipped: the
-    flipped tile's box or None (indices of the photo's detections).
+    flipped tile's box or None; heap: the boxes of discards thrown into a heap in the middle, given to no seat
+    (indices of the photo's detections). river_separated: per seat, False where there is a heap and the seat
+    has no river of its own (its discards are in the heap, not told apart from the others').
     """
 
     seats: list[Layout]
@@ -59,6 +74,8 @@ class TableLayout:
     seat_boxes: np.ndarray
     wall: list[int] = field(default_factory=list)
     flipped: int | None = None
+    heap: list[int] = field(default_factory=list)
+    river_separated: list[bool] = field(default_factory=lambda: [True] * 4)
 
 
 @dataclass
@@ -68,6 +85,7 @@ class TableTiles:
 
     readings: list[Reading]
     flipped: str | None
+    heap: list[str] = field(default_factory=list)  # the heap's tiles as read, in the order of TableLayout.heap
     changed: dict[int, str] = field(default_factory=dict)  # photo box → tile the whole-table constraint chose
     doubtful: list[Doubt] = field(default_factory=list)
     retake: list[Retake] = field(default_factory=list)
@@ -84,16 +102,34 @@ def _extents(xyxy: np.ndarray, direction: np.ndarray) -> np.ndarray:
     return np.abs(direction[..., 0]) * size[..., 0] + np.abs(direction[..., 1]) * size[..., 1]
 
 
-def _linked_groups(xyxy: np.ndarray) -> list[list[int]]:
-    """Boxes side by side: linked when their centres lie under ``WALL_LINK`` of their extents (along the line
-    joining them) apart; groups of linked boxes (union-find)."""
-    n = len(xyxy)
+def _linked_groups(xyxy: np.ndarray, phi: float) -> list[list[int]]:
+    """Boxes side by side along one of the table's axes (at ``phi`` and ``phi`` + 90°): linked when their centres
+    lie under ``WALL_LINK`` of their extents apart along the axis and under half their extent across it; chains of
+    links along one axis each (the wall runs along one seat's edge: a 闷豆 on a side seat's row, near the wall's
+    end, joins no chain of it), each box in the longest chain it is in."""
     centres = (xyxy[:, :2] + xyxy[:, 2:]).astype(np.float64) / 2
     diff = centres[None, :, :] - centres[:, None, :]
-    dist = np.hypot(diff[..., 0], diff[..., 1])
-    unit = diff / np.maximum(dist, 1e-9)[..., None]
-    boxes = np.broadcast_to(xyxy[:, None, :], (n, n, 4))
-    reach = WALL_LINK * (_extents(boxes, unit) + _extents(boxes.transpose(1, 0, 2), unit)) / 2
+    axes = np.array([[math.cos(phi), math.sin(phi)], [-math.sin(phi), math.cos(phi)]])
+    offset = np.abs(diff @ axes.T)  # (n, n, 2): along the first axis, along the second
+    ext = np.stack([_extents(xyxy, axes[0]), _extents(xyxy, axes[1])], 1)
+    pair = (ext[:, None, :] + ext[None, :, :]) / 2
+    chains: list[list[int]] = []
+    for along, across in ((0, 1), (1, 0)):
+        linked = (offset[..., along] < WALL_LINK * pair[..., along]) & (offset[..., across] < 0.5 * pair[..., across])
+        chains += _components(linked)
+    out: list[list[int]] = []
+    taken: set[int] = set()
+    for chain in sorted(chains, key=len, reverse=True):
+        free = [k for k in chain if k not in taken]
+        if free:
+            out.append(free)
+            taken.update(free)
+    return out
+
+
+def _components(linked: np.ndarray) -> list[list[int]]:
+    """Connected components of a symmetric boolean adjacency matrix (union-find)."""
+    n = len(linked)
     parent = list(range(n))
 
     def find(a: int) -> int:
@@ -102,7 +138,7 @@ def _linked_groups(xyxy: np.ndarray) -> list[list[int]]:
             a = parent[a]
         return a
 
-    for i, j in zip(*np.nonzero(np.triu(dist < reach, 1)), strict=True):
+    for i, j in zip(*np.nonzero(np.triu(linked, 1)), strict=True):
         parent[find(int(i))] = find(int(j))
     groups: dict[int, list[int]] = {}
     for k in range(n):
@@ -112,7 +148,8 @@ def _linked_groups(xyxy: np.ndarray) -> list[list[int]]:
 
 def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
     """Two or more face-up tiles continue the line of ``members`` (backs) at one of its ends: the backs are a
-    meld on its owner's row, not the wall (the flipped tile alone may lie at the wall's end)."""
+    meld on its owner's row, not the wall (the flipped tile alone may lie at the wall's end). Other backs on the
+    line within reach are taken along first: a 闷豆 laid after another 闷豆 is continued by the hand beyond it."""
     centres = dets.centers[members].astype(np.float64)
     mid = centres.mean(0)
     axis = np.linalg.svd(centres - mid)[2][0]
@@ -120,17 +157,21 @@ def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
     width = float(np.median(_extents(dets.xyxy[members], axis)))  # along the row, as the photo shows it
     depth = float(np.median(_extents(dets.xyxy[members], across)))
     along = (centres - mid) @ axis
-    faces = np.flatnonzero(dets.class_id != BACK)
-    rel = dets.centers[faces].astype(np.float64) - mid
-    t, off = rel @ axis, np.abs(rel @ across)
-    on_line = off < 0.6 * depth
-    for past in (t - along.max(), along.min() - t):
-        if (on_line & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2:
-            return True
-    return False
+    lo, hi = float(along.min()), float(along.max())
+    rel = dets.centers.astype(np.float64) - mid
+    t, on_line = rel @ axis, np.abs(rel @ across) < 0.6 * depth
+    backs = np.sort(t[on_line & (dets.class_id == BACK)])
+    for b in backs[backs > hi]:  # backs on from either end, each within reach of the last
+        if b - hi < WALL_ROW_REACH * width:
+            hi = float(b)
+    for b in backs[backs < lo][::-1]:
+        if lo - b < WALL_ROW_REACH * width:
+            lo = float(b)
+    faces = on_line & (dets.class_id != BACK)
+    return any((faces & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2 for past in (t - hi, lo - t))
 
 
-def find_wall(dets: Detections) -> list[int]:
+def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
     """The wall's boxes: backs side by side, at least ``WALL_MIN`` of them, or ``WALL_SHORT`` (as a 闷豆 shows) when
     no row of face-up tiles continues their line (a 闷豆 lies on its owner's row, beside the hand or other
     melds)."""
@@ -138,47 +179,238 @@ def find_wall(dets: Detections) -> list[int]:
     if len(backs) < WALL_SHORT:
         return []
     wall: list[int] = []
-    for group in _linked_groups(dets.xyxy[backs]):
+    if phi is None:
+        phi = table_angle(dets.xyxy.astype(np.float64))
+    for group in _linked_groups(dets.xyxy[backs], phi):
         members = backs[group]
         if len(members) >= WALL_MIN or (len(members) >= WALL_SHORT and not _continued_by_faces(dets, members)):
             wall += [int(b) for b in members]
     return sorted(wall)
 
 
-def find_flipped(dets: Detections, wall: list[int]) -> int | None:
-    """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile widths of a wall tile and lying alone (no
-    face-up tile touching it: the end of a hand or a river row is not it); None without a wall."""
+def find_flipped(dets: Detections, wall: list[int], phi: float | None = None,
+                 exclude: set[int] | None = None) -> int | None:
+    """The face-up tile nearest the wall, within ``FLIPPED_REACH`` tile sizes of a wall tile and lying alone (no
+    face-up tile within ``ALONE`` tile sizes along the table's axes: the end of a hand or a river row is not
+    it), and not in ``exclude`` (the heap's tiles); None without a wall."""
     if not wall:
         return None
     faces = np.flatnonzero(dets.class_id != BACK)
     if not len(faces):
         return None
+    if phi is None:
+        phi = table_angle(dets.xyxy.astype(np.float64))
     centres = dets.centers.astype(np.float64)
     to_wall = np.hypot(*(centres[faces][:, None, :] - centres[wall][None, :, :]).transpose(2, 0, 1)).min(1)
-    between = np.hypot(*(centres[faces][:, None, :] - centres[faces][None, :, :]).transpose(2, 0, 1))
-    np.fill_diagonal(between, np.inf)
-    sides = _short_sides(dets.xyxy[faces])
+    alone = _isolation(dets[faces], phi)
     local = float(np.median(_short_sides(dets.xyxy[wall])))  # the wall's own tile size (perspective)
+    # A 闷豆's (concealed kong's) shown tile lies alone among faces too, but in line with its own backs.
+    others = np.setdiff1d(np.flatnonzero(dets.class_id == BACK), wall)
+    in_kong = np.zeros(len(faces), dtype=bool)
+    if len(others):
+        both = np.concatenate([faces, others])
+        in_kong = _in_line(dets.xyxy[both].astype(np.float64), phi)[:len(faces), len(faces):].any(1)
     for k in np.argsort(to_wall):
         if to_wall[k] > FLIPPED_REACH * local:
             break
-        if between[k].min() > ALONE * sides[k]:
+        if alone[k] >= ALONE and not in_kong[k] and int(faces[k]) not in (exclude or set()):
             return int(faces[k])
     return None
 
 
 def table_layout(dets: Detections) -> TableLayout:
     """Wall, flipped tile, then the four seats (``vision.layout.layout_table`` on the other boxes)."""
-    wall = find_wall(dets)
-    flipped = find_flipped(dets, wall)
-    taken = set(wall) | ({flipped} if flipped is not None else set())
+    phi = table_angle(dets.xyxy.astype(np.float64)) if len(dets) > 1 else 0.0
+    wall = find_wall(dets, phi)
+    heap = find_heap(dets, set(wall), phi)  # first: a heap's tile by the wall may lie alone among faces too
+    flipped = find_flipped(dets, wall, phi, exclude=set(heap))
+    taken = set(wall) | set(heap) | ({flipped} if flipped is not None else set())
     rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
     seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
     seat_dets.image_size = dets.image_size
     seats = layout_table(seat_dets)
     for lay in seats:
         _gather_river(seat_dets, lay)
-    return TableLayout(seats, seat_dets, rest, wall, flipped)
+    wall = sorted(wall + [int(rest[b]) for b in _loose_backs(seat_dets, seats)])
+    if heap:  # a seat's few tiles left beside a heap are strays of it, not a river
+        for lay in seats:
+            stray = [p.box for p in lay.river] + ([lay.indicator.box] if lay.indicator is not None else [])
+            if 0 < len(stray) < HEAP_MIN:
+                heap = sorted(heap + [int(rest[b]) for b in stray])
+                lay.river, lay.indicator = [], None
+    separated = [not heap or bool(lay.river) for lay in seats]
+    if flipped is None:
+        pieces, face = _wall_pieces(seat_dets, seats)
+        wall = sorted(wall + [int(rest[b]) for b in pieces])
+        if face is None and wall:  # wall found only now: the flipped tile by it, if a seat left it loose
+            near = find_flipped(dets, wall, phi, exclude=set(heap))
+            face = None if near is None else _take_loose(seats, int(np.searchsorted(rest, near)))
+        if face is None and not heap:  # beside a heap, a lone tile is more likely one thrown a little apart
+            face = _stray_flipped(seat_dets, seats)
+        if face is not None:
+            flipped = int(rest[face])
+    return TableLayout(seats, seat_dets, rest, wall, flipped, heap, separated)
+
+
+def _loose_backs(dets: Detections, seats: list[Layout]) -> list[int]:
+    """Backs a seat left in its river, as its lone tile or unplaced: a discard lies face up, so they are the wall's
+    (its stacked backs seen one or two at a time); taken from the seats. Indices of ``dets``."""
+    out: list[int] = []
+    for lay in seats:
+        def is_back(box: int) -> bool:
+            return int(dets.class_id[box]) == BACK
+
+        out += [p.box for p in lay.river if is_back(p.box)]
+        lay.river = [p for p in lay.river if not is_back(p.box)]
+        if lay.indicator is not None and is_back(lay.indicator.box):
+            out.append(lay.indicator.box)
+            lay.indicator = None
+        loose = [u.box for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES) and is_back(u.box)]
+        out += loose
+        lay.unassigned = [u for u in lay.unassigned if u.box not in loose]
+    return out
+
+
+def _take_loose(seats: list[Layout], box: int) -> int | None:
+    """Take ``box`` from the seat that left it loose (in its river, as its lone tile, unplaced, or a "meld" of
+    one tile) and return it; None when a seat holds it in its hand or a meld of several tiles."""
+    for lay in seats:
+        loose = ([p.box for p in lay.river] + ([lay.indicator.box] if lay.indicator is not None else [])
+                 + [u.box for u in lay.unassigned] + [g.tiles[0].box for g in lay.melds if len(g.tiles) == 1])
+        if box in loose:
+            lay.river = [p for p in lay.river if p.box != box]
+            if lay.indicator is not None and lay.indicator.box == box:
+                lay.indicator = None
+            lay.unassigned = [u for u in lay.unassigned if u.box != box]
+            lay.melds = [g for g in lay.melds if box not in g.boxes]
+            lay.notes.append("a tile by the wall taken for the flipped tile")
+            return box
+    return None
+
+
+def _in_line(xyxy: np.ndarray, phi: float) -> np.ndarray:
+    """(n, n): box j lies beside box i in a row along one of the table's axes: about one tile on from it
+    along the axis, hardly off it across, its box of the same shape (a tile turned alike). True for nearly
+    every tile of a hand or a river, even an untidy one, and for few of a heap's, which lie at any angle."""
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    axes = np.array([[math.cos(phi), math.sin(phi)], [-math.sin(phi), math.cos(phi)]])
+    offset = np.abs((centres[None, :, :] - centres[:, None, :]) @ axes.T)
+    ext = np.stack([_extents(xyxy, axes[0]), _extents(xyxy, axes[1])], 1)
+    rel = offset / np.maximum((ext[:, None, :] + ext[None, :, :]) / 2, 1e-9)
+    shape = np.log(np.maximum(xyxy[:, 2] - xyxy[:, 0], 1e-9) / np.maximum(xyxy[:, 3] - xyxy[:, 1], 1e-9))
+    alike = np.abs(shape[:, None] - shape[None, :]) < LINE_SHAPE
+    beside = ((rel[..., 0] > 0.85) & (rel[..., 0] < 1.25) & (rel[..., 1] < LINE_ACROSS)) | (
+        (rel[..., 1] > 0.85) & (rel[..., 1] < 1.25) & (rel[..., 0] < LINE_ACROSS))
+    return beside & alike
+
+
+def find_heap(dets: Detections, taken: set[int], phi: float) -> list[int]:
+    """Discards thrown into a heap in the middle of the table: groups of face-up tiles touching at any angle
+    (centres under ``HEAP_LINK`` long sides apart) whose centre lies within ``HEAP_CENTRE`` of the table's
+    half-size from its centre, fewer than ``HEAP_ALIGNED`` of them in line with a neighbour (a river's rows, even
+    seen from a seat, are). Boxes in ``taken`` (the wall, the flipped tile) are left out. Indices of ``dets``."""
+    faces = [k for k in range(len(dets)) if k not in taken and int(dets.class_id[k]) != BACK]
+    if len(faces) < HEAP_MIN:
+        return []
+    everything = dets.xyxy.astype(np.float64)
+    centre = (everything[:, :2].min(0) + everything[:, 2:].max(0)) / 2
+    reach = float(np.mean(everything[:, 2:].max(0) - everything[:, :2].min(0))) / 2
+    xyxy = everything[faces]
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    long = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
+    dist = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    beside = _in_line(xyxy, phi)
+    aligned = beside.any(1)
+    # Tiles in line with each other, three or more together: rows (a river touching the heap), not the heap.
+    in_rows = np.zeros(len(faces), dtype=bool)
+    for group in _components(beside | beside.T):
+        if len(group) >= HEAP_MIN:
+            in_rows[group] = True
+    heap: list[int] = []
+    for group in _components(dist < HEAP_LINK * (long[:, None] + long[None, :]) / 2):
+        if (len(group) >= HEAP_MIN and np.hypot(*(centres[group].mean(0) - centre)) < HEAP_CENTRE * reach
+                and aligned[group].mean() < HEAP_ALIGNED):
+            heap += [faces[g] for g in group if not in_rows[g]]
+    return sorted(heap)
+
+
+def _wall_pieces(dets: Detections, seats: list[Layout]) -> tuple[list[int], int | None]:
+    """Backs a seat's layout took for a 闷豆 (concealed kong) that lie well beyond its hand row, towards the
+    centre: pieces of the wall (a 闷豆 lies on its owner's row, the wall's remnant between a hand and its river),
+    taken from the seat; the one face-up tile among them, if any, is the flipped tile lying on the wall.
+    Returns (the backs, the face-up tile or None), indices of ``dets``."""
+    backs: list[int] = []
+    faces: list[int] = []
+    centres = dets.centers.astype(np.float64)
+    for lay in seats:
+        if not lay.concealed or lay.tile_size[1] <= 0:
+            continue
+        a = math.radians(lay.angle)
+        towards_owner = np.array([-math.sin(a), math.cos(a)])
+        hand_v = float(np.median([centres[p.box] @ towards_owner for p in lay.concealed]))
+        keep = []
+        for g in lay.melds:
+            beyond = (hand_v - float(np.mean([centres[b] @ towards_owner for b in g.boxes]))) / lay.tile_size[1]
+            shown = [p.box for p in g.tiles if p.tile != "back"]
+            if any(p.tile == "back" for p in g.tiles) and beyond > WALL_OFF_ROW and len(shown) <= 1:
+                backs += [p.box for p in g.tiles if p.tile == "back"]
+                faces += shown
+            else:
+                keep.append(g)
+        if len(keep) < len(lay.melds):
+            lay.melds = keep
+            lay.notes.append("face-down tiles beyond the hand row taken for the wall")
+    return backs, (faces[0] if len(faces) == 1 else None)
+
+
+def _isolation(dets: Detections, phi: float) -> np.ndarray:
+    """Each box's distance to its nearest other box, in tile sizes along the table's axes (the larger of the two
+    offsets, each over the pair's mean extent along that axis): tiles in a row or a river's grid are about 1 apart."""
+    if len(dets) < 2:
+        return np.full(len(dets), np.inf)
+    xyxy = dets.xyxy.astype(np.float64)
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    axes = np.array([[math.cos(phi), math.sin(phi)], [-math.sin(phi), math.cos(phi)]])
+    offset = np.abs((centres[None, :, :] - centres[:, None, :]) @ axes.T)
+    ext = np.stack([_extents(xyxy, axes[0]), _extents(xyxy, axes[1])], 1)
+    pair = np.maximum((ext[:, None, :] + ext[None, :, :]) / 2, 1e-9)
+    dist = (offset / pair).max(2)
+    np.fill_diagonal(dist, np.inf)
+    return dist.min(1)
+
+
+def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
+    """The flipped tile when no wall was seen (its stacked backs are hard to find): the most isolated face-up
+    tile that no seat's hand or meld holds — one the seats could not place (a lone tile, a "meld" of one tile) at
+    least ``STRAY_UNPLACED`` tile sizes from any other face-up tile, or a river tile at least ``STRAY_ALONE`` (a
+    lone tile between a hand and its river); it leaves the seat that had it. None without one."""
+    candidates: dict[int, tuple[Layout, float]] = {}
+    for lay in seats:
+        for p in lay.river:
+            candidates[p.box] = (lay, STRAY_ALONE)
+        unplaced = [u.box for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES)]
+        unplaced += [lay.indicator.box] if lay.indicator is not None else []
+        unplaced += [g.tiles[0].box for g in lay.melds if len(g.tiles) == 1]  # a "meld" of one tile
+        for k in unplaced:
+            candidates[k] = (lay, STRAY_UNPLACED)
+    faces = np.flatnonzero(dets.class_id != BACK)
+    named = [k for k in candidates if CLASS_NAMES[int(dets.class_id[k])] in SUITED_TILES]
+    if not named or len(faces) < 2:
+        return None
+    alone = np.zeros(len(dets))
+    alone[faces] = _isolation(dets[faces], table_angle(dets.xyxy.astype(np.float64)))  # backs may be the wall's
+    fit = [k for k in named if alone[k] >= candidates[k][1]]
+    if not fit:
+        return None
+    best = max(fit, key=lambda k: alone[k])
+    lay = candidates[best][0]
+    lay.river = [p for p in lay.river if p.box != best]
+    if lay.indicator is not None and lay.indicator.box == best:
+        lay.indicator = None
+    lay.unassigned = [u for u in lay.unassigned if u.box != best]
+    lay.melds = [g for g in lay.melds if best not in g.boxes]
+    lay.notes.append("a lone tile away from the rows taken for the flipped tile")
+    return best
 
 
 def _gather_river(dets: Detections, lay: Layout) -> None:
@@ -253,6 +485,8 @@ def read_table_tiles(dets: Detections, table: TableLayout, image: np.ndarray | N
                for b, t in _single_tiles(r, lay)]
     if table.flipped is not None and flipped is not None:
         singles.append((table.flipped, flipped))
+    heap = [(b, CLASS_NAMES[int(dets.class_id[b])]) for b in table.heap]
+    singles += [(b, t) for b, t in heap if t in SUITED_TILES]  # the heap's tiles count, given to no seat
     counts = Counter(t for _, t in singles if t in SUITED_TILES)
     for r in readings:
         counts += _meld_copies(r)
@@ -286,4 +520,5 @@ def read_table_tiles(dets: Detections, table: TableLayout, image: np.ndarray | N
                                                         f"a set has 4: check these tiles or retake the photo", boxes))
     if table.flipped is not None and table.flipped in out.changed:
         out.flipped = out.changed[table.flipped]
+    out.heap = [out.changed.get(b, t) for b, t in heap]
     return out

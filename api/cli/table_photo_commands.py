@@ -41,6 +41,10 @@ def run_read_table(args: argparse.Namespace) -> int:
             print(f"seat {seat.seat}: {' '.join(seat.concealed) or '-'} {melds}".rstrip())
             if seat.river:
                 print(f"  river: {' '.join(seat.river)}")
+            elif not seat.river_separated:
+                print("  river: in the heap")
+        if answer.heap:
+            print(f"heap ({len(answer.heap)}): {' '.join(answer.heap)}")
         print(f"翻鸡 flipped: {answer.flipped or '-'}")
         print(f"winner (guess): {'-' if answer.winner is None else f'seat {answer.winner}'}")
         for r in answer.retake:

@@ -57,8 +57,11 @@ def test_the_round_from_one_photo(service: TestClient) -> None:
     r = service.post("/v1/read-table", files=upload(table_photo()))
     assert r.status_code == 200, r.text
     body = r.json()
-    assert set(body) == {"seats", "flipped", "winner", "retake", "detections"}  # the contract, no more
-    assert [set(s) for s in body["seats"]] == [{"seat", "concealed", "melds", "river", "doubtful"}] * 4
+    # the contract, and the heap: discards thrown into the middle, and whether each seat's river is its own
+    assert set(body) == {"seats", "flipped", "heap", "winner", "retake", "detections"}
+    assert [set(s) for s in body["seats"]] == [{"seat", "concealed", "melds", "river", "river_separated",
+                                                "doubtful"}] * 4
+    assert body["heap"] == [] and all(s["river_separated"] for s in body["seats"])
     assert [s["concealed"] for s in body["seats"]] == [s.concealed for s in WON.seats]
     assert [s["river"] for s in body["seats"]] == [s.river for s in WON.seats]
     assert body["seats"][1]["melds"] == [{"type": "pong", "tile": "9s"}]

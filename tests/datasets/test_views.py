@@ -322,10 +322,14 @@ def test_table_scenes_are_rounds_a_table_could_show(views: ModuleType) -> None:
 
     assert "table" in views.VIEWS and "table" not in views.BENCHMARK_VIEWS
     names = some_styles(views)
-    for i, (camera, winner) in enumerate([("above", True), ("seat", False)]):
-        scene = views.render_table_round(views.view_rng(1, "table", i), names, 1200, camera, bool(i), winner)
+    for i, (camera, winner, heap) in enumerate([("above", True, False), ("seat", False, False), ("above", True, True)]):
+        scene = views.render_table_round(views.view_rng(1, "table", i), names, 1200, camera, i == 1, winner, heap)
         truth = scene.to_json()
         assert (truth["winner"] is not None) == winner and truth["camera"] == camera
+        assert bool(truth["heap"]) == heap and (truth["river"] == "heap") == heap
+        # a seat whose discards are in the heap lays no river; the heap's tiles are the discards of those seats
+        assert all(s["river_separated"] == (not heap or bool(s["river"])) for s in truth["seats"])
+        assert all(s["river_separated"] for s in truth["seats"]) != heap
         copies = {t: 0 for t in TILES}
         for seat in truth["seats"]:
             count = len(seat["concealed"]) + 3 * len(seat["melds"])
@@ -338,11 +342,13 @@ def test_table_scenes_are_rounds_a_table_could_show(views: ModuleType) -> None:
             if seat["seat"] == truth["winner"]:
                 counts = [seat["concealed"].count(t) for t in TILES]
                 assert is_standard(counts) or is_seven_pairs(counts)
-        if truth["flipped"]:
-            copies[truth["flipped"]] += 1
+        for t in truth["heap"] + ([truth["flipped"]] if truth["flipped"] else []):
+            copies[t] += 1
         assert max(v for k, v in copies.items() if k in TILES) <= 4
         labels = truth["tiles"]
-        assert {t["role"] for t in labels} <= {"hand", "meld", "river", "wall", "flipped"}
+        assert {t["role"] for t in labels} <= {"hand", "meld", "river", "heap", "wall", "flipped"}
+        assert ("heap" in {t["role"] for t in labels}) == heap
+        assert all(t["seat"] is None and t["tile"] == truth["heap"][t["order"]] for t in labels if t["role"] == "heap")
         centre = np.mean([[(t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2] for t in labels], 0)
         for t in labels:
             if t["seat"] is None:

@@ -124,6 +124,35 @@ def test_two_boxes_on_one_tile_of_a_close_up_count_once() -> None:
     assert [u.box for u in lay.unassigned] == [12] and "one tile" in lay.unassigned[0].reason
 
 
+@pytest.mark.parametrize("angle", [0.0, 180.0, 90.0])
+def test_melds_pushed_close_to_a_sorted_hand_are_cut_off_by_its_order(angle: float) -> None:
+    """A pong and a kong laid a quarter tile after a sorted hand, no tile turned, the hand's own gaps uneven: the
+    gap does not stand out, but 3s after 7s and the p suit coming back break the order the owner sorted the hand
+    in (14 tiles as one concealed row would count as legal too)."""
+    names = ["2m", "5m", "4p", "5p", "9p", "2s", "7s", "3s", "3s", "3s", "8p", "8p", "8p", "8p"]
+    gaps = [1.0, 6.0, 1.0, 7.0, 2.0, 6.0, 10.0, 2.0, 2.0, 10.0, 2.0, 2.0, 2.0]  # 10 px: a quarter tile
+    x, tiles = 0.0, []
+    for name, gap in zip(names, [*gaps, 0.0], strict=True):
+        tiles.append((name, x + W / 2, 0.0, False))
+        x += W + gap
+    lay = layout(_dets(tiles, angle))
+    assert _meld_boxes(lay) == [[7, 8, 9], [10, 11, 12, 13]]
+    assert sorted((m.type, m.tile) for m in lay.melds) == [("kong", "8p"), ("pong", "3s")]
+    assert sorted(t.box for t in lay.concealed) == list(range(7))
+
+
+@pytest.mark.parametrize("angle", [0.0, 90.0])
+def test_a_weak_box_across_two_tiles_is_left_out(angle: float) -> None:
+    """The detector sometimes boxes half of one tile and half of the next as a third, weaker tile: it is no tile
+    of its own, and the hand stays one row of 13 in order."""
+    hand = ["2m", "3m", "4m", "6p", "7p", "8p", "2s", "2s", "3s", "3s", "6s", "7s", "8s"]
+    tiles = _row(hand, 0, 0) + [("2s", 7.5 * (W + 2) + W / 2, 0.0, False)]  # across the two 2s
+    dets = _dets(tiles, angle, {13: (["2s"], [0.36])})
+    lay = layout(dets)
+    assert sorted(t.box for t in lay.concealed) == list(range(13)) and not lay.melds
+    assert [u.box for u in lay.unassigned] == [13] and "across two tiles" in lay.unassigned[0].reason
+
+
 def test_an_other_without_back_in_its_top3_is_not_taken_for_a_back() -> None:
     kong = _row(["7p"] * 4, 11 * (W + 2) + 30, 0)
     kong[0] = ("other", *kong[0][1:])

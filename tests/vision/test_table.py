@@ -18,9 +18,10 @@ from pipeline.table_photo import (
     table_reading,
     winner_guess,
 )
-from tests.vision.table_support import WON, TablePlan, build
+from tests.vision.table_support import SIZE, WON, H, Placed, SeatTiles, TablePlan, W, build
+from vision.classes import CLASS_NAMES
 from vision.detections import Detections
-from vision.table import find_wall, read_table_tiles, table_layout
+from vision.table import find_flipped, find_wall, read_table_tiles, table_layout
 
 
 def answer(dets: Detections) -> TableReading:
@@ -37,6 +38,7 @@ def test_a_clean_table_is_read_exactly() -> None:
         assert [(m.type, m.tile) for m in seat.melds] == plan.melds
         assert seat.doubtful == []
     assert read.flipped == "4m" and read.winner == 0 and read.retake == []
+    assert read.heap == [] and all(s.river_separated for s in read.seats)
     roles = [(d.seat, d.role) for d in read.detections]
     for s in range(4):
         assert [roles[b] for b in placed.concealed[s]] == [(s, "hand")] * len(placed.concealed[s])
@@ -66,6 +68,144 @@ def test_a_concealed_kong_on_its_owners_row_is_no_wall() -> None:
     read = answer(dets)
     assert [(m.type, m.tile) for m in read.seats[2].melds] == [("concealed_kong", None)]
     assert read.flipped == "4m"
+
+
+def with_boxes(dets: Detections, boxes: list[tuple[float, float, str]],
+               sizes: list[tuple[float, float]] | None = None) -> tuple[Detections, list[int]]:
+    """``dets`` and tiles (centre x, y relative to the photo's centre; name) added, and their indices; upright
+    (W × H boxes) unless ``sizes`` gives each box's width and height."""
+    sizes = sizes or [(W, H)] * len(boxes)
+    xyxy = [[SIZE / 2 + x - w / 2, SIZE / 2 + y - h / 2, SIZE / 2 + x + w / 2, SIZE / 2 + y + h / 2]
+            for (x, y, _), (w, h) in zip(boxes, sizes, strict=True)]
+    cls = [CLASS_NAMES.index(n) for _, _, n in boxes]
+    n = len(dets)
+    more = Detections(np.concatenate([dets.xyxy, np.array(xyxy)]), np.concatenate([dets.confidence, [0.95] * len(cls)]),
+                      np.concatenate([dets.class_id, cls]), image_size=dets.image_size)
+    return more, list(range(n, n + len(boxes)))
+
+
+def test_two_wall_backs_with_the_flipped_tile_between_a_hand_and_its_river_are_wall_and_flipped() -> None:
+    """The wall's stacked backs are often missed: two of them left with the flipped tile on their line, between
+    seat 0's hand and its river, are no 闷豆 (concealed kong) of seat 0 (a 闷豆 lies on its owner's row)."""
+    dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets,
+                             [(-2.0 * W, 9.5 * W, "back"), (-1.0 * W + 1, 9.5 * W, "back"), (2, 9.5 * W, "4m")])
+    read = answer(dets)
+    assert read.flipped == "4m"
+    assert [(m.type, m.tile) for m in read.seats[0].melds] == [("pong", "5p")]
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [
+        (None, "wall"), (None, "wall"), (None, "flipped")]
+    assert read.winner == 0
+
+
+def test_lone_wall_backs_are_no_discards_and_the_flipped_tile_lies_by_them() -> None:
+    """Two of the wall's backs seen apart (the ones between them missed), and the flipped tile past them: a
+    discard lies face up, so the backs are wall, not the first tiles of seat 0's river (read as some face)."""
+    dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets,
+                             [(-2.0 * W, 9.5 * W, "back"), (1.2 * W, 9.5 * W, "back"), (-0.4 * W, 8.6 * W, "4m")])
+    read = answer(dets)
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [
+        (None, "wall"), (None, "wall"), (None, "flipped")]
+    assert read.flipped == "4m" and read.seats[0].river == WON.seats[0].river
+
+
+def test_without_a_wall_a_lone_tile_between_a_hand_and_its_river_is_the_flipped_tile() -> None:
+    dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets, [(1.0 * W, 9.5 * W, "4m")])
+    read = answer(dets)
+    assert read.flipped == "4m" and read.detections[added[0]].role == "flipped"
+    assert read.seats[0].river == WON.seats[0].river
+
+
+# A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
+SQUARE = (W + H) / 2 ** 0.5
+HEAP_SHAPES = [(SQUARE, SQUARE), (W, H), (H, W)]
+HEAP = ["2s", "3m", "6s", "9p", "7s", "1p", "8m", "6p"]  # seats 1 and 3's discards, thrown together
+
+
+def heap_table(tiles: list[str]) -> tuple[TableReading, list[int], Placed]:
+    """WON without a wall, seats 1 and 3 throwing their discards into a heap in the middle (``tiles``): boxes
+    touching at irregular offsets, each shaped unlike its neighbours."""
+    seats = copy.deepcopy(WON.seats)
+    seats[1].river, seats[3].river = [], []
+    placed = build(TablePlan(seats, wall=0, flipped=None))
+    spots = [(-1.1, -0.9), (0.2, -1.2), (1.4, -0.7), (-1.5, 0.4), (-0.1, 0.2), (1.3, 0.6), (-0.6, 1.5), (0.8, 1.7),
+             (2.3, 1.4)]
+    boxes = [(x * H, y * H, t) for (x, y), t in zip(spots, tiles, strict=False)]
+    dets, added = with_boxes(placed.dets, boxes, [HEAP_SHAPES[k % 3] for k in range(len(boxes))])
+    return answer(dets), added, placed
+
+
+def test_discards_in_a_heap_go_to_no_seat_and_say_which_rivers_are_not_separated() -> None:
+    read, added, placed = heap_table(HEAP)
+    assert sorted(read.heap) == sorted(HEAP)
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [(None, "heap")] * len(HEAP)
+    assert [s.river_separated for s in read.seats] == [True, False, True, False]
+    assert read.seats[0].river == WON.seats[0].river and read.seats[2].river == WON.seats[2].river
+    assert read.seats[1].river == [] and read.seats[3].river == []
+    for s in range(4):  # the hands and melds as without a heap
+        assert read.seats[s].concealed == WON.seats[s].concealed
+        assert [(m.type, m.tile) for m in read.seats[s].melds] == WON.seats[s].melds
+    notice = [r for r in read.retake if r.code == "river_not_separated"]
+    assert len(notice) == 1 and notice[0].message.startswith("the river of seat(s) 1, 3 could not be separated")
+    assert sorted(notice[0].boxes) == added and read.winner == 0
+
+
+def test_the_heaps_tiles_count_for_the_four_copies() -> None:
+    """9s: seat 1's pong holds three and seat 3's hand one; a fifth in the heap makes the photo impossible."""
+    read, added, _ = heap_table([*HEAP[:7], "9s"])
+    impossible = [r for r in read.retake if r.code == "too_many_copies"]
+    assert len(impossible) == 1 and added[7] in impossible[0].boxes
+
+
+def test_two_concealed_kongs_after_the_hand_are_no_wall() -> None:
+    """Seat 2 lays a 闷豆 all face down, then one showing a tile: the first's backs continue the hand's row, and
+    the second's three backs continue it through the first's (no face-up tile right past them)."""
+    seats = copy.deepcopy(WON.seats)
+    seats[2].melds = [("concealed_kong", "8s"), ("concealed_kong", "3s")]
+    seats[2].concealed = seats[2].concealed[:7]  # 7 + 2 kongs counted as 3: 13
+    placed = build(TablePlan(seats))
+    dets, back = placed.dets, placed.dets.class_id[placed.wall[0]]
+    first, second = placed.melds[2][:4], placed.melds[2][4:]
+    # the first all face down; the second's shown tile last, after its three backs (nothing face up past them)
+    for box, cls in [(first[1], back), (second[1], back), (second[3], CLASS_NAMES.index("3s"))]:
+        dets.class_id[box] = dets.top3_class[box, 0] = cls
+    assert find_wall(dets) == placed.wall
+    read = answer(dets)
+    assert sorted((m.type, m.tile or "") for m in read.seats[2].melds) == [("concealed_kong", ""),
+                                                                          ("concealed_kong", "3s")]
+    assert read.flipped == "4m"
+
+
+def test_melds_past_the_diagonal_stay_with_the_hand_they_continue() -> None:
+    """Seat 0's hand and three melds reach past the table's diagonal into seat 1's side (a near seat in a photo
+    from that seat): the melds on the hand's line stay seat 0's."""
+    seats = copy.deepcopy(WON.seats)
+    seats[0] = SeatTiles(["1m", "2m", "3m", "1s", "1s"], [("pong", "5p"), ("pong", "4m"), ("pong", "9m")],
+                         ["9p", "7p", "8p", "2p", "3s", "4s"])
+    placed = build(TablePlan(seats, wall=0, flipped=None))
+    dets = placed.dets
+    mine = placed.concealed[0] + placed.melds[0]
+    dets.xyxy[mine] += np.array([330.0, 0.0, 330.0, 0.0], np.float32)  # the row shifted right, past x = y
+    read = answer(dets)
+    assert [(m.type, m.tile) for m in read.seats[0].melds] == [("pong", "5p"), ("pong", "4m"), ("pong", "9m")]
+    assert read.retake == []
+    assert read.seats[0].concealed == ["1m", "2m", "3m", "1s", "1s"]
+    assert read.seats[1].river == WON.seats[1].river
+    assert {(read.detections[b].seat, read.detections[b].role) for b in placed.melds[0]} == {(0, "meld")}
+
+
+def test_a_concealed_kongs_shown_tile_by_the_wall_is_not_the_flipped_tile() -> None:
+    """A 闷豆's shown tile, at the end of a hand's row that passes near the wall's end, lies alone among faces (its
+    neighbours are its backs) and within reach of the wall: it lies in line with backs that are not the wall's,
+    so it is no flipped tile; the flipped tile past the wall's other end is."""
+    wall = [(x * (W + 1), 0.0, "back") for x in range(5)]
+    row = [(5 * (W + 1) - 4 * (W + 2) + x * (W + 2), 1.4 * H, name)  # the 3s just past the wall's end
+           for x, name in enumerate(["1m", "2m", "3m", "back", "3s", "back", "back"])]
+    dets, added = with_boxes(Detections.empty((SIZE, SIZE)), wall + row)
+    walled = find_wall(dets)
+    assert walled == added[:5]
+    assert find_flipped(dets, walled) is None
+    dets, more = with_boxes(dets, [(-1.6 * W, 0.0, "4m")])
+    assert find_flipped(dets, walled) == more[0]
 
 
 def test_five_copies_are_settled_by_the_cheapest_change() -> None:
@@ -98,7 +238,7 @@ def test_five_copies_without_an_alternative_make_the_photo_impossible() -> None:
 def seat(concealed: str, melds: list[tuple[str, str]] = (), number: int = 0) -> TableSeat:
     tiles = [f"{concealed[i]}{concealed[i + 1]}" for i in range(0, len(concealed), 2)]
     return TableSeat(seat=number, concealed=tiles, melds=[TableMeld(type=t, tile=x) for t, x in melds], river=[],
-                     doubtful=[])
+                     river_separated=True, doubtful=[])
 
 
 @pytest.mark.parametrize(("hand", "melds", "complete"), [

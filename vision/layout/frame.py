@@ -25,6 +25,7 @@ GAP_SPLIT = 0.5  # a gap wider than half a tile ends a group (tiles of a group t
 ROW_TOLERANCE = 0.45  # neighbours in one row are offset across it by under half a tile depth
 DUPLICATE_IOU = 0.45  # tiles on a table overlap less than this even rotated by 45°; more is two boxes on one
 CONTAINED = 0.8  # a box this much inside another is a second box on one tile (its face alone, or face + body)
+STRADDLE, STRADDLE_EACH = 0.85, 0.3  # a box this much covered by two stronger ones, at least this by each: across two
 PIECE_SPAN = 1.15  # two short boxes stacked across the row that together span at most this many depths are one tile
 TILE_GAP = 0.04  # typical gap between touching tiles, in tile widths (used when few row neighbours are seen)
 TILE_ASPECT = 1.35  # a tile's length / its width (about 35 × 26 mm)
@@ -80,6 +81,20 @@ def screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unass
         for j in np.flatnonzero(dup):
             keep[j] = False
             unassigned.append(Unassigned(int(idx[j]), f"overlaps box {int(idx[k])} (two boxes on one tile)"))
+    # A weak box across two touching tiles (half of each) that both have their own, stronger boxes.
+    cover = box_intersection(xyxy, xyxy) / np.maximum(area[:, None], 1e-9)  # [j, k]: share of box j inside box k
+    np.fill_diagonal(cover, 0)
+    rank = np.empty(len(idx), dtype=int)
+    rank[order] = np.arange(len(idx))
+    for j in order[::-1]:  # weakest first
+        stronger = np.flatnonzero(keep & (rank < rank[j]))
+        if not keep[j] or len(stronger) < 2:
+            continue
+        two = stronger[np.argsort(-cover[j, stronger])[:2]]
+        if cover[j, two].min() >= STRADDLE_EACH and cover[j, two].sum() >= STRADDLE:
+            keep[j] = False
+            unassigned.append(Unassigned(int(idx[j]), f"overlaps boxes {int(idx[two[0]])} and {int(idx[two[1]])} "
+                                                      "(one box across two tiles)"))
     return idx[keep], unassigned
 
 

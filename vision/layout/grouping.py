@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.classes import BACK, OTHER
+from vision.classes import BACK, CLASS_NAMES, OTHER
 from vision.detections import Detections
 from vision.layout.frame import GAP_SPLIT, Geometry, mutual_chains, pair_offsets
 
@@ -76,13 +76,35 @@ def split_meld_ends(geo: Geometry, groups: list[list[int]], cls: np.ndarray, top
                 wide = excess >= 0.5 * GAP_SPLIT and excess >= 1.5 * spread
                 backs = bool((cls[run] == BACK).any())
                 sideways = bool(geo.turned[run].any()) and gaps[at - 1] >= 0.2
-                if (backs or sideways or wide) and strong(run):
+                rest_of = chain[size:] if at == size else chain[:len(chain) - size]
+                unsorted = gaps[at - 1] >= 0.2 and sort_breaks(cls[chain]) > sort_breaks(cls[rest_of])
+                if (backs or sideways or wide or unsorted) and strong(run):
                     cut = at
         if cut is None:
             out.append(chain)
         else:
             todo += [chain[:cut], chain[cut:]]
     return out
+
+
+def sort_breaks(cls: np.ndarray) -> int:
+    """How far a row of tiles is from sorted the way players sort a hand, read either way along the row: a suit
+    that comes back after another (whatever the players' order of suits), or a rank lower than the one before
+    it in its suit. Backs, honours and unknown tiles are passed over."""
+    keys = [(name[1], int(name[0])) for name in (CLASS_NAMES[int(c)] for c in cls)
+            if len(name) == 2 and name[0].isdigit() and name[1] in "mps"]
+
+    def breaks(seq: list[tuple[str, int]]) -> int:
+        count, seen = 0, []
+        for (suit, rank), (prev_suit, prev_rank) in zip(seq[1:], seq, strict=False):
+            if suit != prev_suit:
+                seen.append(prev_suit)
+                count += suit in seen
+            else:
+                count += rank < prev_rank
+        return count
+
+    return min(breaks(keys), breaks(keys[::-1]))
 
 
 def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:

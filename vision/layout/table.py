@@ -18,6 +18,8 @@ from vision.layout.frame import dominant_angle, geometry, neighbour_links, tile_
 from vision.layout.values import Layout
 
 SEATS = 4
+LONG_ROW = 5  # a placed row this long (a hand, a river row) may be continued by a short row past the diagonal
+ROW_CONTINUES = 3.0  # ...on its line, under this many tile widths past its end
 
 
 def layout_table(dets: Detections) -> list[Layout]:
@@ -58,7 +60,8 @@ def seats_of(xyxy: np.ndarray, phi: float) -> np.ndarray:
     for axis_seats, ang in (((0, 2), phi), ((1, 3), phi - math.pi / 2)):
         rows += [(chain, axis_seats) for chain in tile_chains(geometry(xyxy, ang)) if len(chain) >= 2]
     placed = np.zeros(n, dtype=bool)
-    size = float(np.median(np.sqrt((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]))))
+    wh = (xyxy[:, 2:] - xyxy[:, :2]).astype(np.float64)
+    size = float(np.median(np.sqrt(wh[:, 0] * wh[:, 1])))
 
     def nearest_placed(members: list[int], seats: tuple[int, ...]) -> int | None:
         """The seat (of ``seats``) with a placed tile within two tile sizes of ``members``, nearest first."""
@@ -69,18 +72,48 @@ def seats_of(xyxy: np.ndarray, phi: float) -> np.ndarray:
                      centres[members, None, 1] - centres[None, anchors, 1])
         return int(seat[anchors[np.argmin(d.min(0))]]) if d.min() <= 2.0 * size else None
 
+    long_rows: list[tuple[list[int], int]] = []  # placed rows of LONG_ROW tiles or more (and what continues them)
+
+    def continued_row(members: list[int], seats: tuple[int, ...]) -> int | None:
+        """The seat (of ``seats``) whose long placed row ``members`` continue: on its line, past one of its ends
+        by under ``ROW_CONTINUES`` tile widths (melds laid after a hand that reaches past the diagonal, as a
+        near seat's does in a photo from that seat); the row then takes them in."""
+        for row, owner in long_rows:
+            if owner not in seats:
+                continue
+            mid = centres[row].mean(0)
+            axis = np.linalg.svd(centres[row] - mid)[2][0]
+            across = np.array([-axis[1], axis[0]])
+            width = float(np.median(np.abs(axis[0]) * wh[row, 0] + np.abs(axis[1]) * wh[row, 1]))
+            depth = float(np.median(np.abs(across[0]) * wh[row, 0] + np.abs(across[1]) * wh[row, 1]))
+            along, off = (centres[row] - mid) @ axis, (centres[members] - mid) @ across
+            t = (centres[members] - mid) @ axis
+            if np.abs(off).max() > 0.5 * depth:
+                continue
+            past = max(float(t.min() - along.max()), float(along.min() - t.max()))
+            if 0 < past < ROW_CONTINUES * width:
+                row += members
+                return owner
+        return None
+
     for chain, axis_seats in sorted(rows, key=lambda ca: -len(ca[0])):
         free = [k for k in chain if not placed[k]]
         if not free:
             continue
         # Votes: placed tiles by their seat (a chain across a river's touching rows is not a row), others by side.
         best, count = Counter(int(seat[k] if placed[k] else sector[k]) for k in chain).most_common(1)[0]
-        if not (best in axis_seats and count * 2 > len(chain)):
+        if best in axis_seats and count * 2 > len(chain) and len(chain) < LONG_ROW:
+            continued_row(free, (best,))  # a meld after its hand: the hand's row reaches on through it
+        elif not (best in axis_seats and count * 2 > len(chain)):
             # e.g. the first tiles of a river's last row, past the diagonal: they join the river they run along
-            best = nearest_placed(free, axis_seats) if len(chain) < 3 else None
+            best = continued_row(free, axis_seats)
+            if best is None and len(chain) < 3:
+                best = nearest_placed(free, axis_seats)
         if best is not None:
             seat[free] = best
             placed[free] = True
+            if len(chain) >= LONG_ROW:
+                long_rows.append((chain, best))
     for k in np.flatnonzero(~placed):  # a lone tile goes with the nearest placed tile, if one is close
         near = nearest_placed([int(k)], (0, 1, 2, 3))
         if near is not None:
