@@ -33,9 +33,10 @@ def playing(plan: TablePlan) -> TablePlan:
 
 
 def next_round(plan: TablePlan) -> TablePlan:
-    """Another round's table: every seat's tiles moved one seat on (a different hand at each place)."""
+    """Another round's table: every seat's tiles moved one seat on (a different hand at each place), a shorter wall
+    (its flipped tile well inside the middle, not where a third river row of the seat beside it would lie)."""
     seats = plan.seats
-    return TablePlan([copy.deepcopy(seats[(s + 1) % 4]) for s in range(4)], plan.wall, "7s")
+    return TablePlan([copy.deepcopy(seats[(s + 1) % 4]) for s in range(4)], plan.wall - 2, "7s")
 
 
 def texture(seed: int, size: int = 480) -> np.ndarray:
