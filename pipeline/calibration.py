@@ -82,7 +82,7 @@ def calibration_file(path: str | os.PathLike) -> CalibrationFile:
         first = exc.errors()[0]
         if first["type"] == "json_invalid":
             raise Refused("invalid_calibration", f"{path} is not JSON ({first['msg']})") from None
-        raise Refused("invalid_calibration", f"{path}: {validation_line(exc)}") from None
+        raise Refused("invalid_calibration", f"{path} is not a calibration file ({validation_line(exc)})") from None
     try:
         return check_calibration(calibration)
     except Refused as exc:
