@@ -58,9 +58,8 @@ def test_initialisation_reproduces_the_mahjong_detector_network(init_ckpt: Path)
     np.testing.assert_allclose(ours[0, 4:31], theirs[0, 4 + np.array(rows)], atol=2e-3)
 
 
-@pytest.mark.slow
-def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def _tiny_data(tmp_path: Path) -> Path:
+    """Four sample photos to train on and two to validate on; returns the data.yaml."""
     data = tmp_path / "data"
     for split, imgs in (("train", SAMPLE_IMAGES[:4]), ("val", SAMPLE_IMAGES[4:6])):
         (data / "images" / split).mkdir(parents=True)
@@ -70,6 +69,13 @@ def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path
             shutil.copy(_sample_label(img), data / "labels" / split / f"{img.stem}.txt")
     yaml = data / "data.yaml"
     yaml.write_text(f"path: {data}\ntrain: images/train\nval: images/val\nnames: {list(CLASS_NAMES)}\n")
+    return yaml
+
+
+@pytest.mark.slow
+def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    yaml = _tiny_data(tmp_path)
     monkeypatch.chdir(tmp_path)  # a relative --out is relative to where the command runs
     best = train(yaml, str(init_ckpt), epochs=1, out_dir=Path("runs"), name="smoke", imgsz=160, batch=2,
                  workers=0)
@@ -85,6 +91,29 @@ def test_one_epoch_smoke_train_exports_a_working_model(init_ckpt: Path, tmp_path
     assert detector.raw(canvas).shape == (4 + len(CLASS_NAMES), (160 // 8) ** 2 + (160 // 16) ** 2 + (160 // 32) ** 2)
     dets = detector(SAMPLE_IMAGES[0], conf=0.001)
     assert len(dets) > 0 and dets.class_id.max() < len(CLASS_NAMES)
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_resumes_from_its_last_checkpoint(init_ckpt: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    yaml = _tiny_data(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    train(yaml, str(init_ckpt), epochs=2, out_dir=Path("runs"), name="tiny", imgsz=160, batch=2, workers=0)
+    weights = tmp_path / "runs" / "tiny" / "weights"
+    with pytest.raises(ValueError, match="finished run"):  # ultralytics would start a new run from it instead
+        train(yaml, "unused", epochs=2, out_dir=Path("runs"), name="tiny", resume=True)
+    # A run stopped during its second epoch leaves last.pt and results.csv as they were after the first
+    first = torch.load(weights / "epoch0.pt", weights_only=False)  # the per-epoch copy, numbered from 0
+    assert first["epoch"] == 0 and first["optimizer"] is not None
+    shutil.copy(weights / "epoch0.pt", weights / "last.pt")
+    results = tmp_path / "runs" / "tiny" / "results.csv"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:2]))
+    best = train(Path("elsewhere.yaml"), "unused", epochs=99, out_dir=Path("runs"), name="tiny", resume=True)
+    assert best == tmp_path / "runs" / "tiny" / "weights" / "best.pt" and best.exists()
+    resumed = torch.load(weights / "last.pt", weights_only=False)
+    assert resumed["epoch"] == -1  # finished: ultralytics marks a completed run's last.pt so
+    rows = results.read_text().splitlines()[1:]
+    assert [int(float(r.split(",")[0])) for r in rows] == [1, 2]  # the second epoch ran once, of the run's own 2
 
 
 def test_train_command_passes_its_options_through(capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,3 +169,18 @@ def test_shipped_checkpoint_is_the_shipped_onnx_network() -> None:
     assert confident.sum() >= 5  # the sample photo has tiles, so the comparison means something
     np.testing.assert_allclose(ours[:4, confident], shipped[:4, confident], atol=0.5)  # pixels at 640
     np.testing.assert_allclose(ours[4:], shipped[4:], atol=2e-3)
+
+
+def test_resume_refuses_a_missing_or_finished_run_in_one_line(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import vision.training.train as T
+
+    args = ["--data", "d.yaml", "--resume", "--out", str(tmp_path), "--name", "r"]
+    with pytest.raises(SystemExit) as exit_info:
+        T.main(args)
+    assert exit_info.value.code == 2 and "does not exist" in capsys.readouterr().err
+    (tmp_path / "r" / "weights").mkdir(parents=True)
+    torch.save({"epoch": -1, "optimizer": None}, tmp_path / "r" / "weights" / "last.pt")  # as a finished run's
+    with pytest.raises(SystemExit) as exit_info:
+        T.main(args)
+    assert exit_info.value.code == 2 and "finished run" in capsys.readouterr().err

@@ -150,6 +150,19 @@ def _calibrate_batchnorm(model, convs, images: np.ndarray) -> None:
             m.bn.bias.copy_(mean + bias)
 
 
+def check_resumable(last: Path) -> None:
+    """Raise ``ValueError`` unless ``last`` is the checkpoint of an interrupted run (an epoch done, the optimizer's
+    state kept). A finished run's ``last.pt`` keeps no optimizer state, and ultralytics given one to resume starts
+    a new training from it instead, on its default data."""
+    import torch
+
+    if not last.exists():
+        raise ValueError(f"nothing to resume: {last} does not exist")
+    ckpt = torch.load(last, map_location="cpu", weights_only=False)
+    if ckpt.get("epoch", -1) < 0 or ckpt.get("optimizer") is None:
+        raise ValueError(f"nothing to resume: {last} is a finished run's checkpoint (continue from it with --init)")
+
+
 def train(data: Path, init: str, epochs: int, out_dir: Path, name: str, imgsz: int = 640, batch: int = 16,
           fraction: float = 1.0, resume: bool = False, workers: int = 2, **extra) -> Path:
     """Train with ultralytics; returns the best checkpoint. ``init``: 'mahjong-detector', 'scratch' or a .pt path."""
@@ -161,8 +174,7 @@ def train(data: Path, init: str, epochs: int, out_dir: Path, name: str, imgsz: i
     run_dir = out_dir.resolve() / name  # ultralytics would put a relative project under its own runs folder
     if resume:
         last = run_dir / "weights" / "last.pt"
-        if not last.exists():
-            raise FileNotFoundError(f"nothing to resume: {last} does not exist")
+        check_resumable(last)
         YOLO(str(last)).train(resume=True)
         return run_dir / "weights" / "best.pt"
     if init == "scratch":
@@ -217,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
     p.add_argument("--out", type=Path, default=ROOT / "runs")
     p.add_argument("--name", default="tiles")
-    p.add_argument("--resume", action="store_true", help="continue runs/NAME/weights/last.pt")
+    p.add_argument("--resume", action="store_true", help="continue OUT/NAME/weights/last.pt of an interrupted run "
+                                                         "(its own data, epochs and settings)")
     p.add_argument("--cache", action="store_true", help="keep decoded training images in RAM (faster epochs)")
     p.add_argument("--lr0", type=float, help="AdamW's learning rate (a gentler fine-tune); by default ultralytics "
                                              "picks one (AdamW at 2e-3 * 5 / (4 + 29 classes), about 3e-4, for "
@@ -230,6 +243,11 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--lr0 {args.lr0}: a learning rate between 0 and 1")
     if args.close_mosaic is not None and not 0 <= args.close_mosaic <= args.epochs:
         p.error(f"--close-mosaic {args.close_mosaic}: a count of epochs from 0 to --epochs ({args.epochs})")
+    if args.resume:
+        try:
+            check_resumable(args.out.resolve() / args.name / "weights" / "last.pt")
+        except ValueError as e:
+            p.error(str(e))
     extra = {"cache": "ram"} if args.cache else {}
     if args.lr0 is not None:  # ultralytics' optimizer "auto" ignores lr0: name the optimizer it would pick
         extra.update(optimizer="AdamW", lr0=args.lr0)
