@@ -21,7 +21,9 @@ Reported (the issue's goals in brackets):
 ``--heap N`` adds N scenes whose discards (some seats', or all) lie in a heap in the middle, reported apart (the
 heap's tiles read in it, each seat's ``river_separated``); ``--service RUNS`` times ``POST /v1/read-table`` of 12 MP
 JPEGs against ``zhuoji serve`` started on a free port; ``--misses FILE`` writes each seat and flipped tile not read
-exactly (scene, seat, first reason, truth, reading).
+exactly (scene, seat, first reason, truth, reading); ``--detections DIR`` saves each scene's detections and truth
+there on the first run and later runs read them back, so a change to the layout or the reading is measured on the
+same boxes without rendering or detecting again (a layout-only rerun takes seconds).
 
 Measured 2026-12-07 with the shipped zhuoji-tiles-int8.onnx (no detector trained on tables yet), 96 scenes:
 round exact 0.552, seat exact 0.794, river exact 0.779, flipped 0.833, winner 0.917 (before this round's layout
@@ -47,9 +49,9 @@ import numpy as np
 from datasets import synth as S
 from datasets import views as V
 from pipeline.settings import Settings, open_detector
-from pipeline.table_photo import TableReading, read_table_bytes, table_reading
+from pipeline.table_photo import TablePhoto, TableReading, read_table_bytes, read_table_photo, table_reading
 from vision.detect import Detector
-from vision.detections import box_iou
+from vision.detections import Detections, box_iou
 
 ROLES = ("hand", "meld", "river", "heap", "wall", "flipped")
 KINDS = [(camera, messy, winner) for camera in V.TABLE_CAMERAS for messy in (False, True) for winner in (True, False)]
@@ -165,6 +167,9 @@ def main(argv: list[str] | None = None) -> None:
                          "apart")
     ap.add_argument("--misses", type=Path, help="write each seat and flipped tile not read exactly here (one line "
                                                 "each: scene, seat, first reason, truth, reading)")
+    ap.add_argument("--detections", type=Path, metavar="DIR",
+                    help="save each scene's detections and truth here, or read them back where saved (layout-only "
+                         "reruns on the same boxes)")
     ap.add_argument("--service", type=int, default=0, metavar="RUNS",
                     help="also time this many POST /v1/read-table of 12 MP JPEGs against a warm `zhuoji serve` "
                          "started on a free port (p50, p90)")
@@ -178,23 +183,33 @@ def main(argv: list[str] | None = None) -> None:
         args.save.mkdir(parents=True, exist_ok=True)
     tally, heap_tally = Tally(), Tally()
     by_kind: dict[tuple[str, str, str], list[bool]] = defaultdict(list)
+    by_camera: dict[str, Tally] = defaultdict(Tally)
     scene_seconds = []
     # Heap scenes are drawn after the others (their own indices): the figures without them stay comparable.
     for i in range(args.n + args.heap):
         heap = i >= args.n
         camera, messy, winner = KINDS[i % len(KINDS)]
-        scene = V.render_table_round(V.view_rng(args.seed, "table", i), names, args.size, camera, messy, winner,
-                                     heap)
-        ok, jpeg = cv2.imencode(".jpg", scene.view.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        assert ok
-        if args.save:
-            (args.save / f"table_{i:04d}.jpg").write_bytes(jpeg.tobytes())
+        saved = args.detections / f"table_{args.seed}_{args.size}_{i:04d}.npz" if args.detections else None
         start = time.perf_counter()
-        read = table_reading(read_table_bytes(detector, jpeg.tobytes()))
+        if saved is not None and saved.exists():
+            photo, truth, river = load_scene(saved)
+        else:
+            scene = V.render_table_round(V.view_rng(args.seed, "table", i), names, args.size, camera, messy, winner,
+                                         heap)
+            ok, jpeg = cv2.imencode(".jpg", scene.view.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            assert ok
+            if args.save:
+                (args.save / f"table_{i:04d}.jpg").write_bytes(jpeg.tobytes())
+            start = time.perf_counter()
+            photo = read_table_bytes(detector, jpeg.tobytes())
+            truth, river = scene.to_json(), scene.truth.river
+            if saved is not None:
+                save_scene(saved, photo, truth, river)
+        read = table_reading(photo)
         scene_seconds.append(time.perf_counter() - start)
-        exact = score_scene(scene.to_json(), read, heap_tally if heap else tally,
-                            f"table_{i:04d} {camera}/{scene.truth.river}")
+        exact = score_scene(truth, read, heap_tally if heap else tally, f"table_{i:04d} {camera}/{river}")
         if not heap:
+            score_scene(truth, read, by_camera[camera])
             by_kind[(camera, "messy" if messy else "neat", "winner" if winner else "no winner")].append(exact)
     seconds = twelve_mp_seconds(detector, names, args.seed, args.speed) if args.speed else []
     service = service_seconds(names, args.seed, args.service) if args.service else []
@@ -210,6 +225,13 @@ def main(argv: list[str] | None = None) -> None:
     print("\nround exact by kind:")
     for kind, values in sorted(by_kind.items()):
         print(f"  {' / '.join(kind):<28} {np.mean(values):.3f}  ({sum(values)}/{len(values)})")
+    print("\nby camera:        " + "  ".join(f"{name:>11}" for name in ("round_exact", "seat_exact", "river_exact",
+                                                                          "flipped")))
+    for camera, cam_tally in sorted(by_camera.items()):
+        print(f"  {camera:<15} " + "  ".join(f"{np.mean(cam_tally.flags[name]):>11.3f}" for name in
+                                             ("round_exact", "seat_exact", "river_exact", "flipped")))
+        print(f"  {'':<15} seats not exact: " + ", ".join(f"{reason} {count}" for reason, count in
+                                                          cam_tally.seat_miss.most_common()))
     print("\ntiles            count   found   named  placed")
     for role in ROLES:
         if ("role", role) in tally.tiles:
@@ -239,6 +261,33 @@ def main(argv: list[str] | None = None) -> None:
     if args.service:
         print(f"\nPOST /v1/read-table, 12 MP JPEGs ({len(service)} runs after one warm-up, `zhuoji serve` on this "
               f"machine): p50 {np.median(service):.2f} s, p90 {np.percentile(service, 90):.2f} s")
+
+
+DETECTION_FIELDS = ("xyxy", "confidence", "class_id", "top3_class", "top3_prob", "probs", "facing")
+
+
+def save_scene(path: Path, photo: TablePhoto, truth: dict, river: str) -> None:
+    """A scene's detections (the boxes and what the layout and reading use of them), its photo's full size and its
+    truth, for :func:`load_scene`."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {name: getattr(photo.dets, name) for name in DETECTION_FIELDS if getattr(photo.dets, name) is not None}
+    np.savez_compressed(path, **arrays, image_size=np.array(photo.dets.image_size),
+                        full_size=np.array(photo.full_size or photo.dets.image_size),
+                        truth=np.array(json.dumps(truth)), river=np.array(river))
+
+
+def load_scene(path: Path) -> tuple[TablePhoto, dict, str]:
+    """The saved scene laid out and read again (no image: the blur and glare checks are skipped)."""
+    import json
+
+    with np.load(path) as z:
+        dets = Detections(**{name: z[name] for name in DETECTION_FIELDS if name in z.files},
+                          image_size=tuple(int(v) for v in z["image_size"]))
+        full_size = tuple(int(v) for v in z["full_size"])
+        truth, river = json.loads(str(z["truth"])), str(z["river"])
+    return read_table_photo(None, None, full_size=full_size, found=dets), truth, river  # type: ignore[arg-type]
 
 
 def twelve_mp_jpeg(names: list[str], seed: int, index: int = 0) -> bytes:
