@@ -33,6 +33,7 @@ import numpy as np
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
 from vision.detections import Detections
 from vision.layout import Layout, PlacedTile, layout_table
+from vision.layout.perspective import top_view
 from vision.layout.table import table_angle
 from vision.reading import Doubt, Reading, Retake, read
 
@@ -218,8 +219,10 @@ def find_flipped(dets: Detections, wall: list[int], phi: float | None = None,
     return None
 
 
-def table_layout(dets: Detections) -> TableLayout:
-    """Wall, flipped tile, then the four seats (``vision.layout.layout_table`` on the other boxes)."""
+def table_layout(photo_dets: Detections) -> TableLayout:
+    """Wall, flipped tile, then the four seats (``vision.layout.layout_table`` on the other boxes), all on the
+    boxes mapped to a top view of the table (``vision.layout.perspective``: a photo taken from a seat)."""
+    dets = top_view(photo_dets)
     phi = table_angle(dets.xyxy.astype(np.float64)) if len(dets) > 1 else 0.0
     wall = find_wall(dets, phi)
     heap = find_heap(dets, set(wall), phi)  # first: a heap's tile by the wall may lie alone among faces too
@@ -249,6 +252,9 @@ def table_layout(dets: Detections) -> TableLayout:
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
             flipped = int(rest[face])
+    # The reading crops and checks the photo's own boxes; the layouts hold box indices only.
+    seat_dets = photo_dets[rest] if len(rest) else Detections.empty(photo_dets.image_size)
+    seat_dets.image_size = photo_dets.image_size
     return TableLayout(seats, seat_dets, rest, wall, flipped, heap, separated)
 
 
