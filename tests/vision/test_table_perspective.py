@@ -1,6 +1,7 @@
 """A table photographed from seat 0 at an angle (``vision.layout.perspective``): the hand-built clean table
 (``tests/vision/table_support.py``) projected by a pinhole camera tilted 25–45° from straight down, towards the
-far seat, is read as exactly as from above — the far seat's tiles small, the side seats' rows converging."""
+far seat, is read as exactly as from above — the far seat's tiles small, the side seats' rows converging (laid
+out on the photo's own boxes, this table is misread at 35° and 45°)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tests.vision.test_table import answer
 from vision.detections import Detections
 from vision.layout.perspective import top_view_boxes
 
-DISTANCE = 1400.0  # the camera's distance from the table's centre, in the plan's pixels (the table is ~1200 wide)
+DISTANCE = 900.0  # the camera's distance from the table's centre, in the plan's pixels (the table is ~1200 wide: a phone held at a seat)
 
 
 def project(xyxy: np.ndarray, tilt_degrees: float) -> np.ndarray:
@@ -62,10 +63,10 @@ def test_the_top_view_makes_the_tiles_one_size_again() -> None:
         shape = (boxes[:, 2] - boxes[:, 0]) / (boxes[:, 3] - boxes[:, 1])
         return float(np.abs(np.log(shape / ((top[:, 2] - top[:, 0]) / (top[:, 3] - top[:, 1])))).max())
 
-    # Every tile is one size on the table; in the photo the near seat's are 4-5 times the far seat's area. What
-    # is left in the top view is the boxes around tiles seen off-centre (a slanted tile's box is wider).
-    assert area_spread(photo) > 4 and area_spread(flat) < 1.6
-    assert shape_error(photo) > 0.5 and shape_error(flat) < 0.25  # the squeeze along the view undone
+    # Every tile is one size on the table; in the photo the near seat's are over 10 times the far seat's area.
+    # What is left in the top view is the boxes around tiles seen off-centre (a slanted tile's box is wider).
+    assert area_spread(photo) > 10 and area_spread(flat) < 2
+    assert shape_error(photo) > 0.7 and shape_error(flat) < 0.5  # most of the squeeze along the view undone
 
 
 def test_a_photo_from_above_is_left_as_it_is() -> None:
