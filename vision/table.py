@@ -211,12 +211,35 @@ def find_flipped(dets: Detections, wall: list[int], phi: float | None = None,
     if len(others):
         both = np.concatenate([faces, others])
         in_kong = _in_line(dets.xyxy[both].astype(np.float64), phi)[:len(faces), len(faces):].any(1)
+    at_end = _past_wall_end(dets, wall, faces)
     for k in np.argsort(to_wall):
         if to_wall[k] > FLIPPED_REACH * local:
             break
-        if alone[k] >= ALONE and not in_kong[k] and int(faces[k]) not in (exclude or set()):
+        if (alone[k] >= ALONE or at_end[k]) and not in_kong[k] and int(faces[k]) not in (exclude or set()):
             return int(faces[k])
     return None
+
+
+def _past_wall_end(dets: Detections, wall: list[int], faces: np.ndarray) -> np.ndarray:
+    """Per face-up box of ``faces``: it lies on the wall's line just past one of its ends (under one tile width
+    beyond it), the one face-up tile there: the flipped tile laid beside the wall, even where a seat's hand lies
+    close by (from a seat, the wall between a side seat's hand and its river is within a tile of the hand)."""
+    out = np.zeros(len(faces), dtype=bool)
+    if len(wall) < WALL_SHORT:
+        return out
+    centres = dets.centers.astype(np.float64)
+    mid = centres[wall].mean(0)
+    axis = np.linalg.svd(centres[wall] - mid)[2][0]
+    across = np.array([-axis[1], axis[0]])
+    width = float(np.median(_extents(dets.xyxy[wall], axis)))
+    depth = float(np.median(_extents(dets.xyxy[wall], across)))
+    along = (centres[wall] - mid) @ axis
+    t, off = (centres[faces] - mid) @ axis, np.abs((centres[faces] - mid) @ across)
+    for past in (t - along.max(), along.min() - t):
+        there = (past > 0.5 * width) & (past < 2.0 * width) & (off < 0.6 * depth)
+        if there.sum() == 1:
+            out |= there
+    return out
 
 
 def table_layout(photo_dets: Detections) -> TableLayout:

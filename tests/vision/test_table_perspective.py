@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from tests.vision.table_support import SIZE, WON, build
-from tests.vision.test_table import answer
+from tests.vision.table_support import SIZE, WON, H, TablePlan, W, build
+from tests.vision.test_table import answer, with_boxes
 from vision.detections import Detections
 from vision.layout.perspective import top_view_boxes
 
@@ -71,3 +71,19 @@ def test_the_top_view_makes_the_tiles_one_size_again() -> None:
 
 def test_a_photo_from_above_is_left_as_it_is() -> None:
     assert top_view_boxes(build(WON).dets.xyxy) is None
+
+
+def test_the_flipped_tile_past_the_walls_end_beside_a_hand_is_taken() -> None:
+    """From a seat the wall between a side seat's hand and its river lies within a tile of the hand, so the
+    flipped tile beside the wall's end is not alone among the faces (nor as a stray); on the wall's line just
+    past its end, it is still the flipped tile (and the hand keeps its tiles)."""
+    x = 12.5 * W - H + 1  # seat 1's hand runs down the right at 12.5 W; the wall against it, turned alike
+    wall = [(x, -4.0 * W + k * (W + 1), "back") for k in range(5)]
+    flipped = (x, -4.0 * W + 5 * (W + 1) + 0.4 * W, "4m")
+    dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets, [*wall, flipped],
+                             [(H, W)] * 6)
+    read = answer(dets)
+    assert read.flipped == "4m"
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [(None, "wall")] * 5 + [
+        (None, "flipped")]
+    assert read.seats[1].concealed == WON.seats[1].concealed and read.seats[1].river == WON.seats[1].river
