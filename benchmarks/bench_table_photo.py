@@ -30,7 +30,9 @@ round exact 0.552, seat exact 0.794, river exact 0.779, flipped 0.833, winner 0.
 work: 0.302, 0.701, 0.688, 0.531, 0.875); tiles found / placed: hand 0.980 / 0.966, meld 0.931 / 0.864, river
 0.980 / 0.958, wall 0.747 / 0.733, flipped 0.958 / 0.817. Seats missed: a tile not found 56, misread 12, laid out
 wrong 11. 24 heap scenes: heap tiles recall 0.816, precision 0.975, river_separated right 0.948. 12 MP: p50 0.65 s
-in process, 0.61 s through the service. docs/experiments/table-photo.md has the log.
+in process, 0.61 s through the service. Then, the layout in a top view of the table (``vision.layout.perspective``)
+and the flipped tile past the wall's end, on the same detections: round exact 0.583 (from above 0.875, from a seat
+0.292), seat exact 0.807, river exact 0.797, flipped 0.875. docs/experiments/table-photo.md has the log.
 """
 
 from __future__ import annotations
