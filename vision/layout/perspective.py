@@ -16,7 +16,7 @@ import numpy as np
 
 from vision.detections import Detections
 
-MIN_BOXES = 12  # too few boxes to fit a plane: left as they are
+MIN_BOXES = 40  # a whole table shows 100-150 tiles: fewer boxes (a photo of one hand, a row) are left as they are
 MIN_GRADIENT = 0.12  # tile size changing by under this share across the boxes' spread: seen from above, left alone
 TRIM = 2.5  # boxes whose size is off the fit by this many median deviations are left out of the refit
 MIN_SCALE = 0.25  # ...and no corner may come out this much closer to the horizon than the centre
