@@ -82,6 +82,16 @@ EnteredRound = as_entered(RoundIn)
 EnteredState = as_entered(SettleRequest)
 
 
+class RecordOut(OutModel):
+    """An answer made field by field from one of the store's records: a table (``tables.TableRecord``; a view leaves
+    out its id), a round added (``AddedRound``) or stored (``RoundRecord``), 结账 (``tables.payments.SettleUp``), a
+    house profile (``Profile``)."""
+
+    @classmethod
+    def of(cls, record: object) -> Self:
+        return cls.model_validate(record, from_attributes=True)
+
+
 class TableCreate(StrictModel):
     name: Name = Field(min_length=1, max_length=100, examples=["Friday at Ann's"])
     players: list[Name] = Field(min_length=4, max_length=4, description="four names, seats 0..3 in turn order",
@@ -91,7 +101,7 @@ class TableCreate(StrictModel):
     dealer: Seat = Field(0, description="who deals the first hand (庄家)")
 
 
-class TableView(OutModel):
+class TableView(RecordOut):
     """A table as its view link reads it: everything but its id, which is what writes name."""
 
     view_id: str = Field(description="reads the table and its history at /v1/views/{view_id} and /t/{view_id}; "
@@ -107,11 +117,6 @@ class TableView(OutModel):
     created_at: str
     updated_at: str
     finished: bool = Field(False, description="finished (结账): rounds can no longer be added, edited or undone")
-
-    @classmethod
-    def of(cls, table: object) -> Self:
-        """A stored table (``tables.TableRecord``); a view leaves out its id."""
-        return cls.model_validate(table, from_attributes=True)
 
 
 class TableOut(TableView):
@@ -146,15 +151,10 @@ class RoundPost(StrictModel):
     expected_version: StrictInt = Field(ge=1, description="the table version this round was entered against")
 
 
-class RoundAdded(OutModel):
+class RoundAdded(RecordOut):
     number: int = Field(description="1-based round number")
     settlement: SettleResponse
     table: TableOut
-
-    @classmethod
-    def of(cls, added: object) -> RoundAdded:
-        """The store's answer to a round (``tables.AddedRound``)."""
-        return cls.model_validate(added, from_attributes=True)
 
 
 class HandTypeNameOut(OutModel):
@@ -180,7 +180,7 @@ class RoundSummaryOut(OutModel):
     wins: list[WinSummaryOut] = Field(description="every winner's hand type and fan")
 
 
-class RoundOut(OutModel):
+class RoundOut(RecordOut):
     number: int
     round: EnteredRound = Field(description="as entered")
     settlement: SettleResponse
@@ -192,11 +192,6 @@ class RoundOut(OutModel):
     created_at: str
     updated_at: str
     summary: RoundSummaryOut
-
-    @classmethod
-    def of(cls, round_: object) -> RoundOut:
-        """A stored round (``tables.RoundRecord``)."""
-        return cls.model_validate(round_, from_attributes=True)
 
 
 class RoundList(OutModel):
@@ -223,18 +218,13 @@ class PaymentOut(OutModel):
     amount: float = Field(description="points × per_point, to the cent")
 
 
-class Payments(OutModel):
+class Payments(RecordOut):
     """结账 (settling up): the fewest transfers that leave each seat with its total."""
 
     payments: list[PaymentOut] = Field(description="at most one fewer than the players with a balance")
     per_point: float = Field(description="the money one point is worth")
     totals: list[int] = Field(description="each seat's points, as the table stands")
     amounts: list[float] = Field(description="each seat's money: received minus paid, summing to zero")
-
-    @classmethod
-    def of(cls, settled: object) -> Payments:
-        """结账 as ``tables.payments.settle_up`` answers it (``SettleUp``; money to the cent as numbers)."""
-        return cls.model_validate(settled, from_attributes=True)
 
 
 class TableUpdated(OutModel):
@@ -253,16 +243,11 @@ class ProfileIn(StrictModel):
     table: StrictStr | None = Field(None, max_length=16, description="copy the rules of this table instead")
 
 
-class ProfileOut(OutModel):
+class ProfileOut(RecordOut):
     name: str
     rules: Preset | dict[str, RuleValue]
     created_at: str
     updated_at: str
-
-    @classmethod
-    def of(cls, profile: object) -> ProfileOut:
-        """A saved house profile (``tables.Profile``)."""
-        return cls.model_validate(profile, from_attributes=True)
 
 
 class ProfileList(OutModel):
