@@ -300,6 +300,16 @@ def _loose_backs(dets: Detections, seats: list[Layout]) -> list[int]:
     return out
 
 
+def _take_out(lay: Layout, box: int, note: str) -> None:
+    """Take ``box`` out of a seat's layout (river, lone tile, unplaced, melds), saying why in its notes."""
+    lay.river = [p for p in lay.river if p.box != box]
+    if lay.indicator is not None and lay.indicator.box == box:
+        lay.indicator = None
+    lay.unassigned = [u for u in lay.unassigned if u.box != box]
+    lay.melds = [g for g in lay.melds if box not in g.boxes]
+    lay.notes.append(note)
+
+
 def _take_loose(seats: list[Layout], box: int) -> int | None:
     """Take ``box`` from the seat that left it loose (in its river, as its lone tile, unplaced, or a "meld" of
     one tile) and return it; None when a seat holds it in its hand or a meld of several tiles."""
@@ -307,12 +317,7 @@ def _take_loose(seats: list[Layout], box: int) -> int | None:
         loose = ([p.box for p in lay.river] + ([lay.indicator.box] if lay.indicator is not None else [])
                  + [u.box for u in lay.unassigned] + [g.tiles[0].box for g in lay.melds if len(g.tiles) == 1])
         if box in loose:
-            lay.river = [p for p in lay.river if p.box != box]
-            if lay.indicator is not None and lay.indicator.box == box:
-                lay.indicator = None
-            lay.unassigned = [u for u in lay.unassigned if u.box != box]
-            lay.melds = [g for g in lay.melds if box not in g.boxes]
-            lay.notes.append("a tile by the wall taken for the flipped tile")
+            _take_out(lay, box, "a tile by the wall taken for the flipped tile")
             return box
     return None
 
@@ -432,13 +437,7 @@ def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
     if not fit:
         return None
     best = max(fit, key=lambda k: alone[k])
-    lay = candidates[best][0]
-    lay.river = [p for p in lay.river if p.box != best]
-    if lay.indicator is not None and lay.indicator.box == best:
-        lay.indicator = None
-    lay.unassigned = [u for u in lay.unassigned if u.box != best]
-    lay.melds = [g for g in lay.melds if best not in g.boxes]
-    lay.notes.append("a lone tile away from the rows taken for the flipped tile")
+    _take_out(candidates[best][0], best, "a lone tile away from the rows taken for the flipped tile")
     return best
 
 
