@@ -192,7 +192,7 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
     view = TrackedView(detector)
     recent: deque[str] = deque(maxlen=max(1, window))
     stats = LiveStats()
-    writer: cv2.VideoWriter | None = None
+    recording = _Recording(out, source, every)
     reported: Voted | None = None
     candidate, agreed, agreed_runs = "", 0, 0  # the voted reading, for how many frames and detector runs
     reading: Reading | None = None
@@ -238,18 +238,14 @@ def live(source: str, detector: Detector, *, every: int = 1, window: int = 5, ct
                 else:
                     emit(f"[frame {number}, {elapsed:.1f} s] {voted.text()} → {line}")
             if out is not None:
-                image = _banner(view.annotated(frame), banner)
-                if writer is None:
-                    writer = _writer(out, source, every, image.shape)
-                writer.write(image)
+                recording.write(_banner(view.annotated(frame), banner))
             stats.seconds = time.perf_counter() - start
-            if (max_frames and stats.frames_processed >= max_frames) or (seconds and stats.seconds >= seconds):
+            if _enough(stats, max_frames, seconds):
                 break
     except KeyboardInterrupt:
         pass
     finally:
-        if writer is not None:
-            writer.release()
+        recording.close()
     stats.seconds = time.perf_counter() - start
     stats.frames_read = source_frames.read
     return stats
@@ -279,7 +275,7 @@ def live_table(source: str, detector: Detector, *, every: int = 1, settle: int =
     counts the whole-table readings and ``changes`` the rounds proposed."""
     watch = RoundWatch(detector, settle=settle)
     stats = LiveStats()
-    writer: cv2.VideoWriter | None = None
+    recording = _Recording(out, source, every)
     banner = "watching"
     source_frames = Frames(source, every)
     start = time.perf_counter()
@@ -303,22 +299,42 @@ def live_table(source: str, detector: Detector, *, every: int = 1, settle: int =
             elif watch.armed:
                 banner = watch.state
             if out is not None:
-                image = _banner(frame, banner)
-                if writer is None:
-                    writer = _writer(out, source, every, image.shape)
-                writer.write(image)
+                recording.write(_banner(frame, banner))
             stats.seconds = time.perf_counter() - start
-            if (max_frames and stats.frames_processed >= max_frames) or (seconds and stats.seconds >= seconds):
+            if _enough(stats, max_frames, seconds):
                 break
     except KeyboardInterrupt:
         pass
     finally:
-        if writer is not None:
-            writer.release()
+        recording.close()
     stats.seconds = time.perf_counter() - start
     stats.frames_read = source_frames.read
     stats.detector_runs = watch.stats.looks
     return stats
+
+
+class _Recording:
+    """The annotated video of a live run (``--out``): opened at its first frame, whose size it takes."""
+
+    def __init__(self, out: Path | None, source: str, every: int) -> None:
+        self.out, self.source, self.every = out, source, every
+        self.writer: cv2.VideoWriter | None = None
+
+    def write(self, image: np.ndarray) -> None:
+        if self.out is None:
+            return
+        if self.writer is None:
+            self.writer = _writer(self.out, self.source, self.every, image.shape)
+        self.writer.write(image)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.release()
+
+
+def _enough(stats: LiveStats, max_frames: int | None, seconds: float | None) -> bool:
+    """Whether a run has processed the frames or run the seconds it was asked for."""
+    return bool((max_frames and stats.frames_processed >= max_frames) or (seconds and stats.seconds >= seconds))
 
 
 def _writer(out: Path, source: str, every: int, shape: tuple[int, ...]) -> cv2.VideoWriter:
