@@ -28,6 +28,7 @@ from pipeline.models import (
     HandTypeOut,
     MeldIn,
     RetakeReason,
+    RulesSpec,
     SettleRequest,
     SettleResponse,
     TransferOut,
@@ -203,13 +204,14 @@ def _filler_hand(used: Counter[str], seed: int) -> list[str]:
     raise Refused("invalid_hand", "cannot complete the table around the hands given")  # pragma: no cover
 
 
-def chajiao(hands: Sequence[DrawHand], rules: Rules | str | dict[str, Any], dealer: int, streak: int) -> ChajiaoResponse:
+def chajiao(hands: Sequence[DrawHand], rules: RulesSpec, dealer: int, streak: int) -> ChajiaoResponse:
     """黄牌查叫 (docs/rules.md#chajiao): who is 叫牌 (ready), each one's best fan, who pays whom.
 
     ``scoring.settle`` with outcome draw does the paying. Seats not given get a stand-in hand that waits on
-    nothing; every transfer to or from them is dropped, so only the hands shown pay and receive.
+    nothing; every transfer to or from them is dropped, so only the hands shown pay and receive. ``rules`` was
+    checked at the edge (a request's field, ``zhuoji chajiao --rules``); it becomes the engine's value once, here.
     """
-    rules = get_rules(rules)  # once, for every hand below
+    engine_rules = get_rules(rules)
     seats = [h.seat for h in hands]
     if len(set(seats)) != len(seats):
         raise Refused("invalid_hand", f"a seat is given twice: {sorted(seats)}")
@@ -231,7 +233,7 @@ def chajiao(hands: Sequence[DrawHand], rules: Rules | str | dict[str, Any], deal
                  for m in engine_melds(hand.melds)]
         players.append(Player(concealed=tuple(hand.concealed), melds=tuple(melds), river=(), bao_ting=hand.bao_ting))
     with refusing():
-        result = settle(check_table(Table(rules, dealer, streak, tuple(players), Draw())))
+        result = settle(check_table(Table(engine_rules, dealer, streak, tuple(players), Draw())))
     ledger = [t for t in result.ledger if t.payer in by_seat and t.payee in by_seat]
     totals = net(ledger, SEATS)
     left, _ = copies_left(shown, [t for h in hands for t in h.seen])
@@ -244,7 +246,7 @@ def chajiao(hands: Sequence[DrawHand], rules: Rules | str | dict[str, Any], deal
             continue
         row = result.players[seat]
         with refusing():
-            fan, key = best_wait_fan(hand.concealed, engine_melds(hand.melds), rules)
+            fan, key = best_wait_fan(hand.concealed, engine_melds(hand.melds), engine_rules)
         rows.append(ChajiaoPlayerResult(
             seat=seat, given=True, source=hand.source, concealed=to_mpsz(hand.concealed), melds=hand.melds,
             bao_ting=hand.bao_ting, ting=row.ting,

@@ -20,6 +20,8 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StrictStr,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     create_model,
 )
 
@@ -52,9 +54,13 @@ def _tile(value: str) -> str:
     return value
 
 
-def _rules(value: Any) -> Any:
-    get_rules(value)  # ValueError for an unknown preset, key or value
-    return value
+def _rules(value: Any, shape: ValidatorFunctionWrapHandler) -> Any:
+    # The engine's words first (an unknown preset, key or value: ValueError): where the value is also of the wrong
+    # shape, pydantic's own error would name a branch of the union ("rules.literal[...]: Input should be ...").
+    if value is None:  # the engine reads None as its default preset; a field that may be null says so itself
+        raise ValueError("rules must be a preset name or an object {'preset': ..., <overrides>}")
+    get_rules(value)
+    return shape(value)
 
 
 Tile = Annotated[str, Field(max_length=4, description="one tile: rank + suit, e.g. 5p", examples=["5p"]),
@@ -68,7 +74,7 @@ RulesSpec = Annotated[
     Preset | dict[str, RuleValue],
     Field(description="rules preset (gy-normal 贵阳正常番, gy-reduced 贵阳缩小番, liupanshui 六盘水, dushan 独山) or "
                       "{\"preset\": ..., <switch, docs/rules.md#switches>: value}"),
-    AfterValidator(_rules)]
+    WrapValidator(_rules)]
 
 
 # defer_build: a model's validator and serializer are built when it is first used, not at import: a process uses a
@@ -150,6 +156,14 @@ class HandRequest(WinContext):
     seen: Mpsz | list[Tile] = Field("", max_length=200, description="other tiles in view (discards, other "
                                     "melds), counted against the copies still unseen of each wait: MPSZ text, or a "
                                     "list of tiles (a list may hold misread extra copies: they become notes)")
+
+
+class RulesIn(StrictModel):
+    """Rules given on their own, as the command line takes them (``--rules`` of ``zhuoji table new``, ``table
+    profile``, ``chajiao``, ``hand``, ``settle``): checked as every request's ``rules`` field, so refused in the
+    same words as the HTTP service."""
+
+    rules: RulesSpec
 
 
 # ----------------------------------------------------------------------------------------- scoring out

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from api.cli.options import add_win_context_options, win_flags
+from api.cli.options import add_win_context_options, rules_option, win_flags
 from api.cli.output import print_model
 
 if TYPE_CHECKING:
@@ -124,20 +124,10 @@ def add_hand(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_hand)
 
 
-def _rules_arg(text: str) -> object:
-    """``--rules``: a preset name, or a JSON object of a preset and rule overrides."""
-    if not text.lstrip().startswith("{"):
-        return text
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"--rules is not a valid JSON object: {exc}") from None
-
-
 def run_hand(args: argparse.Namespace) -> int:
     from pipeline.hand import analyze, typed_hand_request
 
-    req, assumptions = typed_hand_request(args.concealed, args.win, _melds(args.meld), rules=_rules_arg(args.rules),
+    req, assumptions = typed_hand_request(args.concealed, args.win, _melds(args.meld), rules=rules_option(args.rules),
                                           flipped=args.flipped, self_drawn=args.self_drawn, **win_flags(args))
     analysis = analyze(req)
     if args.json:
@@ -183,7 +173,7 @@ def run_settle(args: argparse.Namespace) -> int:
         overrides = dict(file_rules) if isinstance(file_rules, dict) else {}
         if isinstance(file_rules, str):
             overrides["preset"] = file_rules
-        given = _rules_arg(args.rules)
+        given = rules_option(args.rules)
         state["rules"] = {**overrides, **(given if isinstance(given, dict) else {"preset": given})}
     result = settle_table(SettleRequest.model_validate(state))
     if args.json:

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from api.cli.options import rules_option
 from api.cli.output import print_model
 from pipeline.table_models import (
     CalibrationOut,
@@ -167,15 +168,6 @@ def _call(func: Any, *a: Any, **kw: Any) -> Any:
         raise ValueError(str(exc)) from None
 
 
-def _rules_arg(text: str | None) -> Any:
-    if text is None or not text.lstrip().startswith("{"):
-        return text
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"--rules is not valid JSON: {exc}") from None
-
-
 def _read_round(path: str) -> RoundIn:
     """A round from a file or stdin, checked by the API's model (strict types, unknown keys refused)."""
     from pydantic import ValidationError
@@ -235,8 +227,9 @@ def _key_lines(keyed: KeyedTable, base_url: str) -> list[str]:
 
 def run_new(args: argparse.Namespace) -> int:
     players = [p.strip() for p in args.players.split(",")]
+    rules = None if args.rules is None else rules_option(args.rules)
     store = _open(args)
-    keyed = _call(store.create_table, args.name, players, _rules_arg(args.rules), args.dealer, args.profile)
+    keyed = _call(store.create_table, args.name, players, rules, args.dealer, args.profile)
     if args.json:
         print_model(TableCreated.of_keyed(keyed, args.base_url))  # the body of POST /v1/tables
     else:
@@ -416,8 +409,9 @@ def run_table_calibrate(args: argparse.Namespace) -> int:
 def run_profile(args: argparse.Namespace) -> int:
     if (args.from_table is None) == (args.rules is None):
         raise ValueError("give --from-table ID or --rules, one of them")
+    rules = None if args.rules is None else rules_option(args.rules)
     store = _open(args)
-    profile = _call(store.save_profile, args.name, _rules_arg(args.rules), args.from_table)
+    profile = _call(store.save_profile, args.name, rules, args.from_table)
     if args.json:
         print_model(ProfileOut.of(profile))
     else:
@@ -479,6 +473,7 @@ def run_chajiao(args: argparse.Namespace) -> int:
 
     if not 0 <= args.dealer <= 3 or not 1 <= args.streak <= 1000:
         raise ValueError("--dealer is a seat 0..3 and --streak a whole number 1..1000")
+    rules = rules_option(args.rules)  # refused before any photo is read
     given = [(_seat(s, "--hand"), "hand", v) for s, v in args.hand] + \
             [(_seat(s, "--photo"), "photo", v) for s, v in args.photo]
     seats = [s for s, _, _ in given]
@@ -498,7 +493,7 @@ def run_chajiao(args: argparse.Namespace) -> int:
 
             detector = open_detector(Settings.from_env(model=args.model))
         hands.append(photo_hand_bytes(detector, seat, data))  # refused as the service refuses photo{seat}
-    result = chajiao(hands, _rules_arg(args.rules), args.dealer, args.streak)
+    result = chajiao(hands, rules, args.dealer, args.streak)
     if args.json:
         print_model(result)  # the body of POST /v1/chajiao/photos for the same hands
         return 0

@@ -112,16 +112,22 @@ def test_settle_with_the_rules_replaced(service, capsys, tmp_path):
         client.post("/v1/settle", json=sent))
 
 
-def test_chajiao_as_text(service, capsys):
+@pytest.mark.parametrize("rules", ["gy-reduced", {"preset": "gy-reduced", "base": 3}])
+def test_chajiao_as_text(service, capsys, rules):
     client, _ = service
     hands = {0: "1112345678999m", 2: "258m258p147p9s pong:5s"}
     answer = cli_json(capsys, "chajiao", *[a for seat, text in hands.items() for a in ("--hand", str(seat), text)],
-                      "--rules", "gy-reduced", "--dealer", "2", "--json")
-    form = {f"hand{seat}": text for seat, text in hands.items()} | {"rules": "gy-reduced", "dealer": "2"}
-    assert answer == body(client.post("/v1/chajiao/photos", data=form))
+                      "--rules", rules if isinstance(rules, str) else json.dumps(rules), "--dealer", "2", "--json")
+    if isinstance(rules, str):  # the photo route's form field takes a preset name only
+        form = {f"hand{seat}": text for seat, text in hands.items()} | {"rules": rules, "dealer": "2"}
+        assert answer == body(client.post("/v1/chajiao/photos", data=form))
     players = [{"seat": 0, "concealed": hands[0]},
                {"seat": 2, "concealed": "258m258p147p9s", "melds": [{"type": "pong", "tile": "5s"}]}]
-    assert answer == body(client.post("/v1/chajiao", json={"players": players, "rules": "gy-reduced", "dealer": 2}))
+    assert answer == body(client.post("/v1/chajiao", json={"players": players, "rules": rules, "dealer": 2}))
+    # P2 is not 叫牌 and pays P0 (叫牌 on 九莲's nine waits) its best fan, times the 底分 (base) of the rules given
+    payment = answer["ledger"][0]["fan"]
+    assert [(t["from"], t["to"]) for t in answer["ledger"]] == [(2, 0)]
+    assert payment == answer["players"][0]["best_fan"] * (3 if isinstance(rules, dict) else 1)
 
 
 # --------------------------------------------------------------------------------------------------- photos
@@ -225,6 +231,12 @@ def test_table_commands(service, capsys, tmp_path):
     assert cli_json(capsys, "table", "list", "--db", db, "--json") == body(client.get("/v1/tables", headers=ADMIN))
     profile = cli_json(capsys, "table", "profile", "house", "--from-table", table_id, "--db", db, "--json")
     assert profile == body(client.get("/v1/profiles/house"))
+    rules = {"preset": "liupanshui", "wuguji": True}
+    given = cli_json(capsys, "table", "profile", "lps", "--rules", json.dumps(rules), "--db", db, "--json")
+    put = body(client.put("/v1/profiles/lps", json={"rules": rules}, headers=ADMIN))  # the same name saved again
+    stamps = {"created_at", "updated_at"}
+    assert given["rules"] == rules and {k: v for k, v in given.items() if k not in stamps} == \
+        {k: v for k, v in put.items() if k not in stamps}
     assert cli_json(capsys, "table", "profiles", "--db", db, "--json") == body(client.get("/v1/profiles"))
 
 
@@ -255,3 +267,76 @@ def test_table_calibrate_from_a_calibration_file(service, capsys, tmp_path):
     assert kept["calibration"]["recalibrate"] == "calibration needs the crop classifier, and this service runs without one"
     full = body(client.get(f"/v1/tables/{table_id}/calibration", params={"full": "true"}))["calibration"]
     assert full["calibration"] == {**calibration, "model_sha256": None, "disagreed": []}  # the typed file, defaults said
+
+
+
+# ------------------------------------------------------------------------------------------- rules refused
+
+NAMES = ["Ann", "Bo", "Cy", "Di"]
+CHAJIAO = {0: "1112345678999m", 2: "258m258p147p9s"}
+
+
+def rules_commands(db: str, text: str) -> dict[str, list[str]]:
+    """Every command that takes a rules object, with ``--rules text``."""
+    return {
+        "table new": ["table", "new", "x", "--players", ",".join(NAMES), "--rules", text, "--db", db],
+        "table profile": ["table", "profile", "house", "--rules", text, "--db", db],
+        "chajiao": ["chajiao", *[a for seat, t in CHAJIAO.items() for a in ("--hand", str(seat), t)], "--rules", text],
+        "hand": ["hand", HAND13_TEXT, "--rules", text],
+        "settle": ["settle", str(TABLES / "e1.json"), "--rules", text],
+    }
+
+
+HAND13_TEXT = "1112345678999m"
+
+
+def http_refusal(client: TestClient, command: str, rules: Any) -> Any:
+    """The same rules sent to the route that answers ``command``."""
+    if command == "table new":
+        return client.post("/v1/tables", json={"name": "x", "players": NAMES, "rules": rules})
+    if command == "table profile":
+        return client.put("/v1/profiles/house", json={"rules": rules}, headers=ADMIN)
+    if command == "chajiao":
+        players = [{"seat": seat, "concealed": t} for seat, t in CHAJIAO.items()]
+        return client.post("/v1/chajiao", json={"players": players, "rules": rules})
+    if command == "hand":
+        return client.post("/v1/hand", json={"concealed": HAND13_TEXT, "rules": rules})
+    state = json.loads((TABLES / "e1.json").read_text(encoding="utf-8"))
+    return client.post("/v1/settle", json={**state, "rules": rules})
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ('{"preset": "gy-normal", "bogus": 1}', "unknown rules key 'bogus'"),  # an unknown key
+    ('{"shangxia_ji": 3}', "rules key 'shangxia_ji' takes true or false, not 3"),  # a wrong type
+    ('{"base": 2.5}', "rules key 'base' (底分) must be a whole number from 1 to 1,000,000, not 2.5"),
+    ('{"preset": "dushan", "bao_ji": false}', "独山 (dushan) settles by its own rules"),  # a switch it does not read
+    ("tokyo", "unknown rules preset 'tokyo'"),  # an unknown preset
+    ('{"preset": "nanjing"}', "unknown rules preset 'nanjing'"),
+    ("[1, 2]", "rules must be a preset name or an object"),
+])
+@pytest.mark.parametrize("command", ["table new", "table profile", "chajiao", "hand", "settle"])
+def test_rules_refused_in_the_same_words(service, capsys, command, text, named):
+    """A rules object the HTTP route refuses is refused by the command line on parsing, in one line with the
+    route's message, before anything is stored."""
+    client, db = service
+    argv = rules_commands(db, text)[command]
+    refused = http_refusal(client, command, json.loads(text) if text[0] in "{[" else text)
+    assert refused.status_code == 422, refused.text
+    message = refused.json()["error"]["message"]
+    assert message.startswith("rules: ") and named in message
+    capsys.readouterr()  # what the service logged
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"zhuoji {argv[0]}: error: {message}\n"
+    assert body(client.get("/v1/tables", headers=ADMIN))["total"] == 0  # neither side stored anything
+    assert body(client.get("/v1/profiles"))["profiles"] == []
+
+
+@pytest.mark.parametrize("command", ["table new", "table profile", "chajiao", "hand", "settle"])
+def test_rules_that_are_not_json_are_one_line(service, capsys, command):
+    _, db = service
+    argv = rules_commands(db, '{"preset": gy-normal}')[command]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"zhuoji {argv[0]}: error: --rules is not valid JSON: ")
+    assert len(err.splitlines()) == 1
