@@ -15,7 +15,6 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     StrictBool,
     StrictInt,
@@ -25,6 +24,8 @@ from pydantic import (
     create_model,
 )
 
+from pipeline.detection_models import Alternative, ImageInfo
+from pipeline.model_base import OutModel, StrictModel
 from scoring.hand import WIN_FLAGS
 from scoring.ledger import Transfer
 from scoring.melds import Meld
@@ -75,17 +76,6 @@ RulesSpec = Annotated[
     Field(description="rules preset (gy-normal 贵阳正常番, gy-reduced 贵阳缩小番, liupanshui 六盘水, dushan 独山) or "
                       "{\"preset\": ..., <switch, docs/rules.md#switches>: value}"),
     WrapValidator(_rules)]
-
-
-# defer_build: a model's validator and serializer are built when it is first used, not at import: a process uses a
-# few of the 70-odd models (``zhuoji detect`` one response), and building all of them took 20–25 ms CPU of its start.
-class StrictModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, validate_by_name=True, validate_by_alias=True,
-                              serialize_by_alias=True, defer_build=True)
-
-
-class OutModel(BaseModel):
-    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True, defer_build=True)
 
 
 def _engine(model: BaseModel, kind: type, **computed: Any) -> Any:
@@ -489,35 +479,6 @@ class ChajiaoResponse(OutModel):
     ledger: list[TransferOut] = Field(description="each non-叫牌 player pays each 叫牌 player his best fan T")
     next_dealer: int | None = Field(description="next dealer (all four seats given), else null")
     explanation: list[str]
-
-
-# ------------------------------------------------------------------------------------------- vision out
-
-
-class Alternative(OutModel):
-    tile: str
-    p: float
-
-
-class DetectedTile(OutModel):
-    index: int = Field(description="box index, referred to by the reading")
-    tile: str = Field(description="detector's class: a tile, back (face down) or other")
-    box: list[float] = Field(description="x1, y1, x2, y2 in image pixels")
-    confidence: float
-    alternatives: list[Alternative]
-
-
-class ImageInfo(OutModel):
-    width: int
-    height: int
-
-
-class DetectResponse(OutModel):
-    image: ImageInfo
-    count: int
-    tiles: list[DetectedTile]
-    model: str
-    seconds: float = Field(description="server time for decoding and detection")
 
 
 # ---------------------------------------------------------------------------------------- photo scoring

@@ -11,28 +11,25 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import cv2
 import numpy as np
 from pydantic import ValidationError
 
 from pipeline.calibration import KeptCalibration, calibrated, with_kept
+from pipeline.detection import decode, image_info
+from pipeline.detection_models import Alternative
 from pipeline.errors import Refused
 from pipeline.hand import DrawHand, analyze
-from pipeline.images import decode_photo
 from pipeline.models import (
-    Alternative,
     CalibrationNote,
     ChangeOut,
-    DetectedTile,
-    DetectResponse,
     DoubtOut,
     ErrorBody,
     HandAnalysis,
     HandRead,
     HandRequest,
-    ImageInfo,
     LayoutOut,
     MeldIn,
     MeldRead,
@@ -75,53 +72,6 @@ class Photo:
     def boxes(self) -> Detections:
         """The detections in the photo's own pixels (``dets`` are in ``image``'s)."""
         return self.dets.rescaled(self.full_size) if self.full_size else self.dets
-
-
-def _image_info(image: np.ndarray, full_size: tuple[int, int] | None) -> ImageInfo:
-    width, height = full_size or (int(image.shape[1]), int(image.shape[0]))
-    return ImageInfo(width=width, height=height)
-
-
-@dataclass
-class Found:
-    """One photo through the detector alone (``POST /v1/detect``, ``zhuoji detect``)."""
-
-    image: np.ndarray
-    dets: Detections  # in ``image``'s pixels
-    seconds: float
-    full_size: tuple[int, int] | None = None  # the photo's (width, height) when ``image`` is a reduced decode
-
-
-def decode(detector: Detector, data: bytes | BinaryIO, field: str = "image") -> tuple[np.ndarray, tuple[int, int]]:
-    """The photo's bytes decoded (:func:`pipeline.images.decode_photo`), a large JPEG at the reduced size the
-    detector needs; and the photo's full (width, height)."""
-    return decode_photo(data, field, getattr(detector, "min_side", None))  # None: a stand-in detector
-
-
-def find_tiles(detector: Detector, data: bytes | BinaryIO, field: str = "image", deadline: Deadline | None = None,
-               **look: Any) -> Found:
-    """Decode the photo and run the detector on it (``look``: the detector's own options, e.g. ``conf``,
-    ``tiled``, ``turned``; ``deadline``: checked between model runs, :mod:`vision.deadline`)."""
-    start = time.perf_counter()
-    image, full_size = decode(detector, data, field)
-    dets = detector(image, deadline=deadline, **look)
-    return Found(image, dets, time.perf_counter() - start, full_size)
-
-
-def detect_response(found: Found, model: str) -> DetectResponse:
-    """Boxes (in the photo's own pixels), tile names and confidences."""
-    dets = found.dets.rescaled(found.full_size) if found.full_size else found.dets
-    tiles = [DetectedTile(index=i, tile=d["tile"], box=d["box"], confidence=d["confidence"],
-                          alternatives=[Alternative(**a) for a in d["alternatives"]])
-             for i, d in enumerate(dets.to_json())]
-    return DetectResponse(image=_image_info(found.image, found.full_size), count=len(tiles), tiles=tiles,
-                          model=model, seconds=round(found.seconds, 3))
-
-
-def detect_bytes(detector: Detector, data: bytes | BinaryIO, field: str = "image",
-                 deadline: Deadline | None = None) -> DetectResponse:
-    """``POST /v1/detect`` and ``zhuoji detect --json``: the photo's boxes, names and confidences."""
-    return detect_response(find_tiles(detector, data, field, deadline), detector.model_path.name)
 
 
 def read_photo(detector: Detector, image: np.ndarray, turned: bool | str = "auto", start: float | None = None,
@@ -205,7 +155,7 @@ def read_response(photo: Photo, model: str) -> ReadResponse:
                            for g, m in zip(lay.melds, reading.melds, strict=False)],
                     river=reading.river, indicator=reading.indicator, count=reading.count, complete=reading.complete)
     return ReadResponse(
-        image=_image_info(photo.image, photo.full_size), tiles=tiles, hand=hand, ok=reading.ok,
+        image=image_info(photo.image, photo.full_size), tiles=tiles, hand=hand, ok=reading.ok,
         retake=[RetakeReason(code=r.code, message=r.message, boxes=list(r.boxes)) for r in reading.retake],
         changes=[ChangeOut.of(c) for c in reading.changes], doubtful=[DoubtOut.of(d) for d in reading.doubtful],
         layout=LayoutOut.of(lay), model=model, seconds=round(photo.seconds, 3), calibration=photo.calibration)
@@ -219,11 +169,6 @@ def annotated_jpeg(photo: Photo) -> str:
             read_ids[box] = CLASS_NAMES.index(tile)
     shown = Detections(photo.dets.xyxy, photo.dets.confidence, read_ids, image_size=photo.dets.image_size)
     return jpeg_base64(draw_detections(photo.image, shown))
-
-
-def annotated_image(found: Found) -> np.ndarray:
-    """The photo with each box labelled by the detector's name for it (``zhuoji detect --annotate``)."""
-    return draw_detections(found.image, found.dets)
 
 
 def jpeg_base64(image: np.ndarray) -> str:

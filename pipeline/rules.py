@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from pipeline.models import OutModel, RuleValue
+from pipeline.model_base import OutModel
+from pipeline.models import RuleValue
 from scoring.catalogue import GROUPS, ROUND_FIELDS, SWITCHES, SwitchInfo
 from scoring.profiles import PROFILES
 from scoring.rules import CHOICES, PRESETS, DouValues, Rules

@@ -17,19 +17,18 @@ from pydantic import Field, GetJsonSchemaHandler, PlainSerializer, StrictInt, St
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from pipeline.model_base import OutModel, StrictModel
 from pipeline.models import (
     CalibrationFile,
     DisagreedTile,
     ErrorBody,
     HandEnd,
-    OutModel,
     Preset,
     RulesSpec,
     RuleValue,
     Seat,
     SettleRequest,
     SettleResponse,
-    StrictModel,
 )
 
 Name = StrictStr

@@ -20,7 +20,8 @@ from pydantic import Field, ValidationError
 from pipeline.errors import Refused
 from pipeline.hand import analyze
 from pipeline.images import decode_photo
-from pipeline.models import DoubtOut, HandRequest, MeldIn, OutModel, RetakeReason
+from pipeline.model_base import OutModel
+from pipeline.models import DoubtOut, HandRequest, MeldIn, RetakeReason
 from scoring.tiles import to_mpsz
 from vision.annotate import draw_detections
 from vision.classes import CLASS_NAMES, SUITED_TILES

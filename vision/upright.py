@@ -25,12 +25,15 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vision.classify import Classifier
 from vision.detections import Detections
-from vision.layout import Arrangement, Layout
+
+if TYPE_CHECKING:  # read, never built here: the detector loads this module for its probe, and needs no layout
+    from vision.layout import Arrangement, Layout
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_UPRIGHT = ROOT / "models" / "zhuoji-upright.json"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from api.cli.options import add_win_context_options, rules_option, win_flags
+from api.cli.options import CommandParser, add_win_context_options, rules_option, win_flags
 from api.cli.output import print_model
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def read_json_object(path: str, what: str) -> dict[str, Any]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zhuoji", description="Camera scorer for Guiyang 捉鸡 mahjong (tiles in MPSZ: 123m456p789s)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
     from api.cli.calibrate_commands import add_calibrate
     from api.cli.rules_commands import add_rules
     from api.cli.service_commands import add_live, add_serve

@@ -20,27 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from api.cli.options import rules_option
 from api.cli.output import print_model
-from pipeline.table_models import (
-    CalibrationOut,
-    Payments,
-    ProfileList,
-    ProfileOut,
-    RoundAdded,
-    RoundOut,
-    TableCalibration,
-    TableCreated,
-    TableList,
-    TableOut,
-    TableShown,
-    TableUpdated,
-)
 
+# The answer models are imported where used: building the parser (every ``zhuoji`` command does) loads no models.
 if TYPE_CHECKING:
-    from pipeline.table_models import RoundIn
+    from pipeline.table_models import CalibrationOut, RoundIn
     from tables import CalibrationRecord, KeyedTable, RoundRecord, TableRecord, TableStore
 
 
 def _calibration_out(kept: CalibrationRecord | None, problem: str | None) -> CalibrationOut | None:
+    from pipeline.table_models import CalibrationOut
+
     return None if kept is None else CalibrationOut.of(kept, problem)
 
 
@@ -226,6 +215,8 @@ def _key_lines(keyed: KeyedTable, base_url: str) -> list[str]:
 
 
 def run_new(args: argparse.Namespace) -> int:
+    from pipeline.table_models import TableCreated
+
     players = [p.strip() for p in args.players.split(",")]
     rules = None if args.rules is None else rules_option(args.rules)
     store = _open(args)
@@ -240,6 +231,8 @@ def run_new(args: argparse.Namespace) -> int:
 
 
 def run_key(args: argparse.Namespace) -> int:
+    from pipeline.table_models import TableCreated
+
     keyed = _call(_open(args).issue_edit_key, args.id)
     if args.json:
         print_model(TableCreated.of_keyed(keyed, args.base_url))
@@ -250,6 +243,7 @@ def run_key(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from pipeline.table_models import TableList, TableOut
     from tables.repository import MAX_OFFSET, MAX_PAGE
 
     if not 1 <= args.limit <= MAX_PAGE or not 0 <= args.offset <= MAX_OFFSET:
@@ -268,6 +262,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from pipeline.table_models import RoundOut, TableOut, TableShown
+
     store = _open(args)
     table = _call(store.get_table, args.id)
     rounds = _call(store.list_rounds, args.id)
@@ -289,6 +285,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_round(args: argparse.Namespace) -> int:
+    from pipeline.table_models import RoundAdded
+
     round_ = _read_round(args.file)
     store = _open(args)
     added, replayed = _call(store.add_round, args.id, round_, args.expected_version, args.key)
@@ -302,6 +300,8 @@ def run_round(args: argparse.Namespace) -> int:
 
 
 def _changed(args: argparse.Namespace, table: TableRecord, what: str) -> int:
+    from pipeline.table_models import TableOut, TableUpdated
+
     if args.json:
         print_model(TableUpdated(table=TableOut.of(table)))
     else:
@@ -329,6 +329,7 @@ def run_edit(args: argparse.Namespace) -> int:
 
 
 def run_pay(args: argparse.Namespace) -> int:
+    from pipeline.table_models import Payments
     from tables.payments import settle_up
 
     store = _open(args)
@@ -382,6 +383,7 @@ def run_table_calibrate(args: argparse.Namespace) -> int:
         calibration_problem_here,
         calibration_words,
     )
+    from pipeline.table_models import TableCalibration, TableOut
 
     if args.clear == (args.image is not None):
         raise ValueError("give a calibration photo (or JSON file), or --clear, one of them")
@@ -407,6 +409,8 @@ def run_table_calibrate(args: argparse.Namespace) -> int:
 
 
 def run_profile(args: argparse.Namespace) -> int:
+    from pipeline.table_models import ProfileOut
+
     if (args.from_table is None) == (args.rules is None):
         raise ValueError("give --from-table ID or --rules, one of them")
     rules = None if args.rules is None else rules_option(args.rules)
@@ -420,6 +424,8 @@ def run_profile(args: argparse.Namespace) -> int:
 
 
 def run_profiles(args: argparse.Namespace) -> int:
+    from pipeline.table_models import ProfileList, ProfileOut
+
     store = _open(args)
     profiles = _call(store.list_profiles)
     if args.json:
@@ -466,6 +472,7 @@ def _seat(text: str, option: str) -> int:
 
 
 def run_chajiao(args: argparse.Namespace) -> int:
+
     from api.cli.output import print_model
     from pipeline.files import read_photo_file
     from pipeline.hand import chajiao, text_hand

@@ -42,8 +42,8 @@ def run_detect(args: argparse.Namespace) -> int:
 
     from api.cli.output import print_model
     from api.cli.paths import annotation_target
+    from pipeline.detection import annotated_image, detect_response, find_tiles
     from pipeline.files import read_photo_file
-    from pipeline.photo import annotated_image, detect_response, find_tiles
     from pipeline.settings import Settings, open_detector
 
     if not 0 < args.conf < 1 or (args.iou is not None and not 0 < args.iou < 1):

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from pipeline.models import ErrorBody, OutModel
+from pipeline.model_base import OutModel
+from pipeline.models import ErrorBody
 
 
 class ErrorResponse(BaseModel):

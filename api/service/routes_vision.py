@@ -18,10 +18,11 @@ from api.service.errors import ApiError
 from api.service.responses import ErrorResponse
 from api.service.uploads import checked_upload
 from pipeline.calibration import Calibration, KeptCalibration, kept_calibration, parse_calibration_text
+from pipeline.detection import detect_bytes
+from pipeline.detection_models import DetectResponse
 from pipeline.hand import chajiao, text_hand
 from pipeline.models import (
     ChajiaoResponse,
-    DetectResponse,
     Preset,
     ReadResponse,
     ScoreContext,
@@ -30,7 +31,6 @@ from pipeline.models import (
 from pipeline.photo import (
     Deadline,
     Detector,
-    detect_bytes,
     photo_hand_bytes,
     read_bytes,
     read_response,

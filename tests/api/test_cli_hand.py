@@ -7,12 +7,23 @@ import json
 import pytest
 
 from api.cli import main
+from pipeline.models import WIN_FLAGS
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.mark.parametrize("command", ["hand", "score"])
+def test_help_lists_the_win_context_flags(capsys, command):
+    """The flags are added when their command is used (building the parser loads no engine): its help has them."""
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert exit_info.value.code == 0
+    assert all(f"--{name.replace('_', '-')}" in out for name in WIN_FLAGS), out
 
 
 def test_hand_text_output(capsys):

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pipeline.detection import detect_bytes
 from pipeline.errors import Refused
 from pipeline.hand import analyze
 from pipeline.images import decode_photo, photo_format
 from pipeline.models import ScoreContext
 from pipeline.photo import (
-    detect_bytes,
     hand_request,
     photo_hand,
     read_bytes,

@@ -150,12 +150,13 @@ def test_a_12_mp_close_up_is_read_in_one_pass_with_one_box_per_tile():
 
 @needs_model
 def test_detect_on_the_command_line_loads_no_web_code(tmp_path: Path):
-    """Nor does it build the rules engine's shape tables (about 0.3 s of start-up, only needed to score a hand)."""
+    """Nor the rules engine, the tables, the other answers' models or the later photo stages: only what a detection
+    uses (each was start-up a ``zhuoji detect`` paid for nothing: docs/experiments/speed-catalogue.md)."""
     code = ("import sys; from api.cli import main; code = main(['detect', '--json', sys.argv[1]]); "
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('fastapi', 'starlette', 'uvicorn', 'anyio') or m.startswith('api.service')); "
-            "shapes = sys.modules.get('scoring.shapes'); "
-            "heavy += ['shape tables'] if shapes is not None and shapes._tables.cache_info().currsize else []; "
+            "('fastapi', 'starlette', 'uvicorn', 'anyio', 'scoring', 'tables', 'sqlalchemy') "
+            "or m.startswith(('api.service', 'vision.layout', 'vision.reading', 'vision.calibrate')) "
+            "or m in ('pipeline.models', 'pipeline.table_models', 'pipeline.photo', 'pipeline.hand')); "
             "print(repr(heavy)); sys.exit(code)")
     out = subprocess.run([sys.executable, "-c", code, str(SAMPLES[0])], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
