@@ -3,7 +3,8 @@
 Request models are strict (no "1" → 1 coercion, unknown keys refused) so the engine sees exactly what the
 client sent; tiles and rules are checked with the engine's own validators (``scoring.tiles.tile_index``,
 ``scoring.rules.get_rules``), so the messages are the engine's. Tile notation is MPSZ: ``123m456p789s``
-(m = 万 characters, p = 筒 dots, s = 条 bamboo); a single tile is rank + suit, ``5p``.
+(m = 万 characters, p = 筒 dots, s = 条 bamboo); a single tile is rank + suit, ``5p``. The two base classes are in
+``pipeline.model_base``, the detector's answer in ``pipeline.detection_models`` (a detection loads no engine).
 """
 
 from __future__ import annotations
