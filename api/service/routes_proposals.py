@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.service.deps import store_errors, table_store
@@ -38,11 +39,19 @@ async def post_proposal(request: Request, table_id: str, body: ProposalIn) -> Pr
 
 
 @router.get("/tables/{table_id}/proposal", response_model=TableProposal,
-            summary="The round a camera proposes for this table (null when none waits)")
-def get_proposal(request: Request, table_id: str) -> TableProposal:
+            summary="The round a camera proposes for this table (null when none waits)",
+            responses={304: {"description": "unchanged since the ETag sent in If-None-Match"}})
+def get_proposal(request: Request, table_id: str,
+                 if_none_match: Annotated[str | None, Header(max_length=100)] = None) -> Response:
+    """The page asks every few seconds: the answer's ETag names the proposal, so asking again with it
+    (``If-None-Match``, as browsers do by themselves) is a 304 without the frame while nothing changed."""
     store = table_store(request)
     with store_errors():
-        return TableProposal.of(store.get_proposal(table_id))
+        answer = TableProposal.of(store.get_proposal(table_id))
+    headers = {"ETag": f'"{answer.proposal.id if answer.proposal else "none"}"', "Cache-Control": "no-cache"}
+    if if_none_match == headers["ETag"]:
+        return Response(status_code=304, headers=headers)
+    return JSONResponse(answer.model_dump(mode="json"), headers=headers)
 
 
 @router.delete("/tables/{table_id}/proposal", status_code=204, response_class=Response,

@@ -57,6 +57,9 @@ def test_a_proposal_is_kept_until_dismissed_and_the_latest_wins(client, reading)
     assert first.status_code == 201, first.text
     got = client.get(url).json()["proposal"]
     assert got["id"] == first.json()["id"] and got["table"] == reading and got["frame"] == jpeg()
+    # Asked again with its ETag (as a polling browser does): 304, the frame not sent again.
+    tag = client.get(url).headers["ETag"]
+    assert tag == f'"{got["id"]}"' and client.get(url, headers={"If-None-Match": tag}).status_code == 304
     # A second camera's (or the next round's) proposal replaces it: one per table, the latest.
     changed = {**reading, "flipped": "9m"}
     second = client.post(url, json={"table": changed})
@@ -71,6 +74,7 @@ def test_a_proposal_is_kept_until_dismissed_and_the_latest_wins(client, reading)
     assert client.get(url).json()["proposal"]["id"] == second.json()["id"]
     assert client.delete(url, params={"proposal": second.json()["id"]}).status_code == 204
     assert client.get(url).json() == {"proposal": None}
+    assert client.get(url, headers={"If-None-Match": tag}).status_code == 200  # changed: the answer again
     assert client.delete(url).status_code == 204
 
 
