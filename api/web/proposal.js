@@ -72,7 +72,7 @@ function render(st) {
   if (img.getAttribute("src") !== src) img.src = src;
   img.hidden = !p.frame;
   const tiles = p.table.detections.filter((d) => d.seat != null).length;
-  const time = new Date(p.created_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const time = new Date(p.created_at).toLocaleTimeString(tr("zh-CN", "en-GB"), { hour: "2-digit", minute: "2-digit" });
   $("tp-proposal-what").replaceChildren(L(`${time}，四家的 ${tiles} 张牌：点一下填进这一局，核对后保存。`,
     `${time}, ${tiles} tiles of the four seats: tap to fill this round, check it, then save.`));
   const status = $("tp-proposal-status");
