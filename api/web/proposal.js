@@ -12,7 +12,8 @@ import { fillFromProposal } from "./tablephoto.js";
 
 const POLL_MS = 3000;
 
-// proposal: the server's (null: none waits); used: the id filled into the form here (not offered again).
+// proposal: the server's (null: none waits); used: the id filled into the form here (not offered again); status: why
+// Dismiss failed ([zh, en], or the server's words).
 const proposalStore = createStore({ proposal: null, used: null, status: null });
 let host = null; // {table(): the table open for writing here, or null}
 let asking = false;
@@ -58,7 +59,7 @@ async function dismiss() {
     proposalStore.set({ status: [`连不上服务器（${err.message}）：再点一次。`, `No answer from the server (${err.message}): try again.`] });
     return;
   }
-  if (!r.ok) { proposalStore.set({ status: [errorText(r), errorText(r)] }); return; }
+  if (!r.ok) { proposalStore.set({ status: errorText(r) }); return; }
   proposalStore.set({ proposal: null, status: null });
 }
 
@@ -76,7 +77,7 @@ function render(st) {
   $("tp-proposal-what").replaceChildren(L(`${time}，四家的 ${tiles} 张牌：点一下填进这一局，核对后保存。`,
     `${time}, ${tiles} tiles of the four seats: tap to fill this round, check it, then save.`));
   const status = $("tp-proposal-status");
-  status.textContent = st.status ? tr(...st.status) : "";
+  status.textContent = Array.isArray(st.status) ? tr(...st.status) : st.status || "";
   status.hidden = !st.status;
 }
 
