@@ -14,6 +14,7 @@ from tables.repository import (
     KeyedTable,
     Profile,
     ProfileNotFound,
+    ProposalRecord,
     RoundNotFound,
     RoundRecord,
     StaleVersion,
@@ -25,5 +26,5 @@ from tables.repository import (
 )
 
 __all__ = ["AddedRound", "CalibrationRecord", "DuplicatePlayers", "IdempotencyKeyReused", "InvalidProfile", "KeyedTable", "Profile",
-           "ProfileNotFound", "RoundNotFound", "RoundRecord", "StaleVersion", "StoreUnavailable", "TableFinished",
+           "ProfileNotFound", "ProposalRecord", "RoundNotFound", "RoundRecord", "StaleVersion", "StoreUnavailable", "TableFinished",
            "TableNotFound", "TableRecord", "TableStore", "WrongEditKey", "default_database_url", "describe"]

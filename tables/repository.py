@@ -44,7 +44,14 @@ from scoring.scorebook import (
 )
 from tables.db import StoreUnavailable, create_engine, describe, migrate, one_line
 from tables.keys import edit_url, is_view_id, key_hash, key_matches, new_edit_key, new_view_id, view_url
-from tables.schema import house_profiles, idempotency_keys, rounds, score_tables, table_calibrations
+from tables.schema import (
+    house_profiles,
+    idempotency_keys,
+    round_proposals,
+    rounds,
+    score_tables,
+    table_calibrations,
+)
 from tables.summary import RoundSummary, round_summary
 
 
@@ -195,6 +202,18 @@ class CalibrationRecord:
     created_at: str
     calibration: CalibrationFile | None = None
     model_sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class ProposalRecord:
+    """The round a camera over the table proposes, waiting for the players: ``reading`` the read-table answer's
+    JSON (``pipeline.proposal`` types it: this package may not import the vision stages' models), ``frame`` the
+    camera's frame it was read on (JPEG bytes) or None; ``id`` tells one proposal from the next."""
+
+    id: str
+    reading: dict[str, Any]
+    frame: bytes | None
+    created_at: str
 
 
 @dataclass(frozen=True)
@@ -471,6 +490,8 @@ class TableStore:
             table = self._update_table(conn, row, played.settlement.next_dealer, played.settlement.next_streak,
                                        played.totals_after, played.number, now)
             answer = AddedRound(played.number, SettleResponse.of(played.settlement), table)
+            # The round is the players' word now: a camera's proposal of it (or of an older state) is done with.
+            conn.execute(round_proposals.delete().where(round_proposals.c.table_id == table_id))
             if idempotency_key is not None:
                 conn.execute(idempotency_keys.insert().values(table_id=table_id, key=idempotency_key,
                                                               request_hash=digest, response=answer.to_json(),
@@ -583,6 +604,43 @@ class TableStore:
     def _touch(self, conn: sa.Connection, row: sa.Row, now: dt.datetime) -> TableRecord:
         """The table's version bumped by a write that changes no score."""
         return self._update_table(conn, row, row.dealer, row.streak, row.totals, row.round_count, now)
+
+    # ------------------------------------------------------------------ a camera's proposed round
+
+    def set_proposal(self, table_id: str, reading: Mapping[str, Any], frame: bytes | None) -> ProposalRecord:
+        """Keep the round a camera proposes, replacing the one before (the latest wins). Not a write of the table:
+        its version stays, so a phone saving a round meanwhile is not refused as stale. A finished table takes
+        none (:class:`TableFinished`)."""
+        now = _now()
+        with self._write() as conn:
+            row = self._locked_row(conn, table_id)  # the row lock orders two cameras' writes
+            self._check_open(row)
+            conn.execute(round_proposals.delete().where(round_proposals.c.table_id == table_id))
+            record = ProposalRecord(_new_id(), dict(reading), frame, _iso(now))
+            conn.execute(round_proposals.insert().values(table_id=table_id, id=record.id, reading=record.reading,
+                                                         frame=frame, created_at=now))
+            return record
+
+    def get_proposal(self, table_id: str) -> ProposalRecord | None:
+        """The table's proposed round, None when there is none."""
+        _known_id(table_id)
+        with self._read() as conn:
+            if conn.execute(sa.select(score_tables.c.id).where(score_tables.c.id == table_id)).first() is None:
+                raise TableNotFound(f"no table {table_id!r}")
+            row = conn.execute(sa.select(round_proposals).where(round_proposals.c.table_id == table_id)).first()
+        if row is None:
+            return None
+        return ProposalRecord(row.id, row.reading, row.frame, _iso(row.created_at))
+
+    def clear_proposal(self, table_id: str, proposal_id: str | None = None) -> bool:
+        """Dismiss the table's proposed round (only if it is still ``proposal_id``, when given: a newer one the
+        dismissing phone has not seen stays); whether one was removed."""
+        with self._write() as conn:
+            self._locked_row(conn, table_id)
+            where = [round_proposals.c.table_id == table_id]
+            if proposal_id is not None:
+                where.append(round_proposals.c.id == proposal_id)
+            return conn.execute(round_proposals.delete().where(*where)).rowcount > 0
 
     # ------------------------------------------------------------------ house profiles
 

@@ -79,3 +79,15 @@ table_calibrations = sa.Table(
     sa.Column("disagreed", sa.JSON, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
 )
+
+# The round a camera over the table proposes (``zhuoji live --table --server``), waiting for the players to confirm
+# it on the table screen: the latest one per table, gone once a round is saved or it is dismissed. Never a round
+# by itself. ``reading`` is the read-table answer's JSON, ``frame`` the camera's frame (a JPEG) it was read on.
+round_proposals = sa.Table(
+    "round_proposals", metadata,
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("score_tables.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("id", sa.String(16), nullable=False),
+    sa.Column("reading", sa.JSON, nullable=False),
+    sa.Column("frame", sa.LargeBinary, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)

@@ -7,6 +7,10 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from api.live.post import TableScreen
 
 PRESETS = ["gy-normal", "gy-reduced", "liupanshui", "dushan"]
 
@@ -84,23 +88,33 @@ def add_live(sub: argparse._SubParsersAction) -> None:
                         "read-table answer), once per round")
     p.add_argument("--settle", type=int, default=5, metavar="N",
                    help="--table: frames the view must stay still before the table is read (default 5)")
+    p.add_argument("--server", metavar="URL",
+                   help="--table: post each proposed round to this service's table screen (http://host:8000, or "
+                        "the table's edit link, which names the table and its key)")
+    p.add_argument("--table-id", metavar="ID", help="--server: the table to post to (else the edit link's)")
+    p.add_argument("--key", metavar="KEY", help="--server: the table's edit key (else ZHUOJI_TABLE_KEY, else the "
+                                                "edit link's)")
     p.set_defaults(func=run_live)
 
 
 def run_live(args: argparse.Namespace) -> int:
     from api.live.loop import check_source, live, live_table
+    from api.live.post import ProposalPoster
     from pipeline.models import ScoreContext
     from pipeline.settings import Settings, open_detector
 
     if args.every < 1 or args.window < 1 or args.settle < 1:
         raise ValueError("--every, --window and --settle take a whole number ≥ 1")
     check_source(args.source)  # before the model loads
+    screen = table_screen(args)  # and the service asked: a bad address, table or key is refused before it too
     if args.out is not None and args.out.suffix.lower() not in (".mp4", ".avi"):
         raise ValueError(f"cannot write video {args.out} (use a .mp4 or .avi name)")
     detector = open_detector(Settings.from_env(model=args.model))
+    poster = ProposalPoster(screen) if screen is not None else None
     if args.table:
         stats = live_table(args.source, detector, every=args.every, settle=args.settle, out=args.out,
-                           max_frames=args.max_frames, seconds=args.seconds, as_json=args.json)
+                           max_frames=args.max_frames, seconds=args.seconds, as_json=args.json,
+                           on_proposal=poster)
     else:
         ctx = ScoreContext(rules=args.rules, self_drawn=args.self_drawn, annotate=False)
         stats = live(args.source, detector, every=args.every, window=args.window, ctx=ctx, out=args.out,
@@ -111,9 +125,25 @@ def run_live(args: argparse.Namespace) -> int:
     elif args.table:
         print(f"watched {summary['frames_processed']} of {summary['frames_read']} frames in {summary['seconds']} s "
               f"({summary['ms_per_frame']} ms per frame): {summary['detector_runs']} table reading(s), "
-              f"{summary['changes']} round(s) proposed", file=sys.stderr)
+              f"{summary['changes']} round(s) proposed"
+              + (f", {poster.posted} posted to {poster.screen.page}" if poster is not None else ""), file=sys.stderr)
     else:
         print(f"processed {summary['frames_processed']} of {summary['frames_read']} frames in {summary['seconds']} s: "
               f"{summary['fps']} fps ({summary['ms_per_frame']} ms per frame), {summary['changes']} change(s)",
               file=sys.stderr)
-    return 0
+    return 1 if poster is not None and poster.failed else 0  # a round that did not reach the screen
+
+
+def table_screen(args: argparse.Namespace) -> TableScreen | None:
+    """``--server``'s table screen, checked with the service (one line for what is wrong); None without it."""
+    from api.live.post import TableScreen
+
+    if args.server is None:
+        if args.table_id or args.key:
+            raise ValueError("--table-id and --key go with --server URL (the service to post proposed rounds to)")
+        return None
+    if not args.table:
+        raise ValueError("--server posts proposed rounds: it goes with --table (a camera over the whole table)")
+    screen = TableScreen.parse(args.server, args.table_id, args.key)
+    screen.check()
+    return screen

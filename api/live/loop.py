@@ -17,7 +17,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -266,9 +266,11 @@ def proposal_lines(proposal: Proposal, seconds: float) -> list[str]:
 
 def live_table(source: str, detector: Detector, *, every: int = 1, settle: int = SETTLE_FRAMES,
                out: Path | None = None, max_frames: int | None = None, seconds: float | None = None,
-               emit=print, as_json: bool = False) -> LiveStats:
+               emit=print, as_json: bool = False,
+               on_proposal: Callable[[Proposal, np.ndarray], None] | None = None) -> LiveStats:
     """Watch a camera fixed over the table (``zhuoji live --table``); ``emit`` gets each proposed round: one JSON line
-    (``frame``, ``seconds`` and ``table``, the body of ``POST /v1/read-table``) or a few lines of text.
+    (``frame``, ``seconds`` and ``table``, the body of ``POST /v1/read-table``) or a few lines of text;
+    ``on_proposal`` too, with the frame it was read on (``--server``: it goes to the table screen).
 
     The frames are watched by :class:`pipeline.live_table.RoundWatch`: the whole-table reading runs only on views
     that have settled, and a round is proposed once per laying down of the hands. In the stats, ``detector_runs``
@@ -295,6 +297,8 @@ def live_table(source: str, detector: Detector, *, every: int = 1, settle: int =
                 else:
                     for line in proposal_lines(proposal, elapsed):
                         emit(line)
+                if on_proposal is not None:
+                    on_proposal(proposal, frame)
                 banner = "proposed: " + " / ".join("".join(s.concealed) for s in proposal.reading.seats)
             elif watch.armed:
                 banner = watch.state

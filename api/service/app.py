@@ -29,6 +29,7 @@ from api.service.health import router as health_router
 from api.service.hosts import HostAllowListMiddleware, own_names
 from api.service.quotas import QuotaMiddleware
 from api.service.routes_calibrate import router as calibrate_router
+from api.service.routes_proposals import router as proposals_router
 from api.service.routes_scoring import router as scoring_router
 from api.service.routes_table_calibration import router as table_calibration_router
 from api.service.routes_table_photo import router as table_photo_router
@@ -106,6 +107,7 @@ def create_app(model_path: str | os.PathLike | None = None, *, settings: Setting
     app.state.readiness_checks["database"] = database_answers
     app.include_router(tables_router)
     app.include_router(table_calibration_router)
+    app.include_router(proposals_router)
     app.include_router(views_router)
     app.state.admin_key = settings.admin_key  # api.service.table_keys.require_admin_key
 

@@ -33,8 +33,9 @@ class Quota:
 
 
 QUOTAS = (Quota("table creations", frozenset({"POST"}), re.compile(r"/v1/tables/?")),
+          # a camera's proposed round counts as a round write
           Quota("round writes", frozenset({"POST", "PUT", "DELETE"}),
-                re.compile(r"/v1/tables/[^/]+/rounds(/[^/]+)?/?")))
+                re.compile(r"/v1/tables/[^/]+/(rounds(/[^/]+)?|proposal)/?")))
 
 
 class QuotaMiddleware:

@@ -4,7 +4,7 @@
 const CACHE = "zhuoji-v1";
 const SHELL = ["/", "/web/style.css", "/web/main.js", "/web/dom.js", "/web/i18n.js", "/web/store.js",
                "/web/device.js", "/web/api.js", "/web/scorer.js", "/web/table.js",
-               "/web/tablephoto.js",
+               "/web/tablephoto.js", "/web/proposal.js",
                "/web/vendor/qrcode-generator.mjs", "/web/zhuoji-cjk.woff2", "/web/favicon.svg",
                "/web/icon-192.png", "/web/icon-512.png", "/manifest.webmanifest"];
 

@@ -10,6 +10,7 @@ import { deviceProfiles, dropDraft, editKey, forgetTable, knownTables, lastPlaye
          rememberPlayers, rememberTable, saveDeviceProfile, saveDraft, setQueued, storeKey } from "./device.js";
 import { createStore } from "./store.js";
 import { L, tr } from "./i18n.js";
+import { initProposal } from "./proposal.js";
 import { initTablePhoto, renderTablePhoto, resetTablePhoto } from "./tablephoto.js";
 import { qrcode } from "./vendor/qrcode-generator.mjs";
 
@@ -1448,6 +1449,7 @@ export function initTable() {
   });
   $("use-hand").addEventListener("click", useScoredHand);
   initTablePhoto({ table: () => (T.readonly ? null : T.table), names, colors: COLORS, fill: fillFromPhoto });
+  initProposal({ table: () => (T.readonly ? null : T.table) });
   $("set-file").addEventListener("change", (ev) => teachSet(ev.target.files[0]));
   $("set-clear").addEventListener("click", removeSet);
   // A photo for a seat: bring the scorer (photo, tiles to correct) into view while it is read.

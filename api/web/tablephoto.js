@@ -190,14 +190,47 @@ async function readTablePhoto(file) {
       `The photo was not read: ${why} The form below can still be typed.`] });
     return;
   }
-  const photo = await shownPhoto(blob);
-  loadReading(data, photo);
-  const n = data.detections.filter((d) => d.seat != null).length;
+  const n = seatTiles(data);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  photoStore.set({ status: [`${seconds} 秒认出四家的 ${n} 张牌，表已填好：核对，点错的牌改正。`,
-    `${n} tiles of the four seats read in ${seconds} s; the form is filled: check it, tap a wrong tile to correct it.`] });
+  await showReading(data, blob, [`${seconds} 秒认出四家的 ${n} 张牌，表已填好：核对，点错的牌改正。`,
+    `${n} tiles of the four seats read in ${seconds} s; the form is filled: check it, tap a wrong tile to correct it.`]);
+}
+
+const seatTiles = (reading) => reading.detections.filter((d) => d.seat != null).length;
+
+// A read table (the answer of /v1/read-table) over the picture it was read on: drawn, linked, the form filled.
+async function showReading(reading, blob, status) {
+  const photo = await shownPhoto(blob);
+  loadReading(reading, photo);
+  photoStore.set({ status });
   fillForm();
   $("tp-view").scrollIntoView({ block: "start", behavior: "instant" });
+}
+
+// The round a camera over the table proposes (proposal.js): taken exactly as a photo of the table, its frame (a
+// JPEG in base64, the boxes in its pixels) in place of the photo.
+export async function fillFromProposal(proposal) {
+  if (!host.table()) return;
+  const blob = proposal.frame ? jpegBlob(proposal.frame) : await blankPicture(proposal.table);
+  const n = seatTiles(proposal.table);
+  await showReading(proposal.table, blob, [`相机读到四家的 ${n} 张牌，表已填好：核对，点错的牌改正。`,
+    `The camera read ${n} tiles of the four seats; the form is filled: check it, tap a wrong tile to correct it.`]);
+}
+
+function jpegBlob(base64) {
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  return new Blob([bytes], { type: "image/jpeg" });
+}
+
+// No frame was sent: a plain picture as large as the boxes reach, for the boxes to be drawn and tapped on.
+function blankPicture(reading) {
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.ceil(Math.max(100, ...reading.detections.map((d) => d.box[2])));
+  canvas.height = Math.ceil(Math.max(100, ...reading.detections.map((d) => d.box[3])));
+  const g = canvas.getContext("2d");
+  g.fillStyle = "#2e5d3a";
+  g.fillRect(0, 0, canvas.width, canvas.height);
+  return new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
 }
 
 // The photo as sent (its pixels are the boxes'): a URL and its size.
