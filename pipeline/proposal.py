@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from pydantic import Field, ValidationError, field_validator
 
-from pipeline.models import OutModel, StrictModel
+from pipeline.model_base import OutModel, StrictModel
 from pipeline.table_photo import TableReading
 
 MAX_FRAME_BYTES = 512 * 1024  # the frame as JPEG; its base64 stays well inside the service's 1 MB JSON bodies
