@@ -172,8 +172,20 @@ def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
     return any((faces & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2 for past in (t - hi, lo - t))
 
 
+def _stacks(dets: Detections, members: np.ndarray) -> int:
+    """How many tiles' places along their line ``members`` (backs side by side) cover: a back seen at a slant may
+    be found twice, its top and its edge, one above the other (a 闷豆's four backs found as seven boxes)."""
+    if len(members) < 2:
+        return len(members)
+    centres = dets.centers[members].astype(np.float64)
+    axis = np.linalg.svd(centres - centres.mean(0))[2][0]
+    width = float(np.median(_extents(dets.xyxy[members], axis)))
+    along = np.sort(centres @ axis)
+    return 1 + int((np.diff(along) > 0.5 * width).sum())
+
+
 def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
-    """The wall's boxes: backs side by side, at least ``WALL_MIN`` of them, or ``WALL_SHORT`` (as a 闷豆 shows) when
+    """The wall's boxes: backs side by side, at least ``WALL_MIN`` tiles' places, or ``WALL_SHORT`` (as a 闷豆 shows) when
     no row of face-up tiles continues their line (a 闷豆 lies on its owner's row, beside the hand or other
     melds)."""
     backs = np.flatnonzero(dets.class_id == BACK)
@@ -184,7 +196,8 @@ def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
         phi = table_angle(dets.xyxy.astype(np.float64))
     for group in _linked_groups(dets.xyxy[backs], phi):
         members = backs[group]
-        if len(members) >= WALL_MIN or (len(members) >= WALL_SHORT and not _continued_by_faces(dets, members)):
+        stacks = _stacks(dets, members)
+        if stacks >= WALL_MIN or (stacks >= WALL_SHORT and not _continued_by_faces(dets, members)):
             wall += [int(b) for b in members]
     return sorted(wall)
 
