@@ -10,6 +10,7 @@ looks at each box named ``back``: a face-down tile, or a chip or card in a back'
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from dataclasses import dataclass
@@ -129,12 +130,14 @@ class Detector:
     def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
                  max_det: int = 300, turned: bool | str | tuple[int, ...] = False, closer: bool = True,
                  iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None,
-                 candidate_conf: float = CANDIDATE_CONF) -> Detections:
+                 candidate_conf: float = CANDIDATE_CONF, tile_px: int | None = None) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
         ``tiled``: None looks again, closer, only where the first pass's tiles are too small for the network
         (``vision/tiling.py``); True at the whole photo in windows; False never.
+        ``tile_px``: with ``tiled`` None, look again at every tile found (not only the small ones), in windows
+        scaled so that they reach this many pixels (a table photo: small tiles seen at a slant, squashed).
         ``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
         (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``);
         ``"auto"``: only when the first look leaves a tile doubtful (:func:`doubtful`); a tuple of quarter turns
@@ -150,14 +153,15 @@ class Detector:
         ``deadline``: checked before each model run (each look, each window, each second look); past it, or
         cancelled, :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
         img, full = load_image_reduced(image, self.min_side)
-        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline)
+        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline, tile_px)
         dets = self._look(img, turned if isinstance(turned, tuple) else turned is True, *args)
         if turned == "auto" and doubtful(dets, conf).any():
             dets = self._look(img, True, *args)
         return dets.rescaled(full)
 
     def _look(self, img: np.ndarray, turned: bool | tuple[int, ...], conf: float, floor: float, iou: float, tiled: bool | None,
-              max_det: int, closer: bool, iou_any: float, deadline: Deadline | None) -> Detections:
+              max_det: int, closer: bool, iou_any: float, deadline: Deadline | None,
+              tile_px: int | None) -> Detections:
         h, w = img.shape[:2]
         check(deadline)
         boxes, scores, view = self._predict(img, 0, 0, floor)
@@ -165,7 +169,7 @@ class Detector:
             check(deadline)
             b, s, _ = self._predict(np.ascontiguousarray(np.rot90(img, quarters)), 0, 0, floor)
             boxes, scores = np.concatenate([boxes, unturn_boxes(b, quarters, (w, h))]), np.concatenate([scores, s])
-        for win in self._windows(boxes, scores, view, (w, h), tiled):
+        for win in self._windows(boxes, scores, view, (w, h), tiled, tile_px):
             check(deadline)
             b, s, _ = self._predict(img[win.y0:win.y1, win.x0:win.x1], win.x0, win.y0, floor, window=True)
             whole = ~inner_cut(b, win, (w, h))
@@ -191,7 +195,7 @@ class Detector:
         return suppress_same_name(dets, iou)
 
     def _windows(self, boxes: np.ndarray, scores: np.ndarray, view: np.ndarray, image_size: tuple[int, int],
-                 tiled: bool | None) -> list[Window]:
+                 tiled: bool | None, tile_px: int | None = None) -> list[Window]:
         """The windows to look at again after the first pass: ``tiled`` None decides from the first pass's tiles
         (``vision/tiling.py``), True covers the whole photo, False none."""
         if tiled is False:
@@ -204,7 +208,9 @@ class Detector:
             return []
         found = _postprocess(boxes.copy(), scores, DECIDE_CONF, ANY_NAME_IOU, 300, image_size)
         texture = texture_map(view) if len(found) == 0 else None
-        return plan_windows(image_size, self.size, found.xyxy, texture)
+        if tile_px is None:
+            return plan_windows(image_size, self.size, found.xyxy, texture)
+        return plan_windows(image_size, self.size, found.xyxy, texture, min_tile_px=math.inf, target_tile_px=tile_px)
 
     def _predict(self, img: np.ndarray, x0: int, y0: int, conf: float,
                  window: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
