@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.table_photo import TableReading, TableSeat, read_table_photo, table_reading
+from pipeline.table_photo import TableReading, TableSeat, detect_table, read_table_photo, table_reading
 from vision.classes import SUITED_TILES
 from vision.detect import Detector
 from vision.detections import Detections
@@ -191,7 +191,7 @@ class RoundWatch:
     def look(self, frame: np.ndarray, dx: float, dy: float) -> TableReading:
         """Run the detector on ``frame`` (the view shifted by dx, dy since the spell began), add its boxes to the
         spell's tracks, and read the table from the tracks' voted boxes."""
-        dets = self.detector(frame)
+        dets = detect_table(self.detector, frame)
         self.tracks.update(dets, dx - self.shift[0], dy - self.shift[1])
         self.shift = (dx, dy)
         self.stats.looks += 1

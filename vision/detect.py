@@ -10,6 +10,7 @@ looks at each box named ``back``: a face-down tile, or a chip or card in a back'
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from dataclasses import dataclass
@@ -127,17 +128,20 @@ class Detector:
         return self.session.run(None, {self.input_name: to_input(canvas)})[0][0]
 
     def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
-                 max_det: int = 300, turned: bool | str = False, closer: bool = True,
+                 max_det: int = 300, turned: bool | str | tuple[int, ...] = False, closer: bool = True,
                  iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None,
-                 candidate_conf: float = CANDIDATE_CONF) -> Detections:
+                 candidate_conf: float = CANDIDATE_CONF, tile_px: int | None = None) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
         ``tiled``: None looks again, closer, only where the first pass's tiles are too small for the network
         (``vision/tiling.py``); True at the whole photo in windows; False never.
+        ``tile_px``: with ``tiled`` None, look again at every tile found (not only the small ones), in windows
+        scaled so that they reach this many pixels (a table photo: small tiles seen at a slant, squashed).
         ``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
         (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``);
-        ``"auto"``: only when the first look leaves a tile doubtful (:func:`doubtful`).
+        ``"auto"``: only when the first look leaves a tile doubtful (:func:`doubtful`); a tuple of quarter turns
+        (``np.rot90``'s ``k``, anticlockwise), e.g. ``(1, 3)``: those looks too (a table photo's side seats).
         ``conf``: a box is returned when the detector's best score or its confidence after the second look
         reaches it. The detector's candidates start lower (``candidate_conf``, or ``conf`` if lower), so that the
         second look can raise a tile the detector found but could not name.
@@ -149,28 +153,29 @@ class Detector:
         ``deadline``: checked before each model run (each look, each window, each second look); past it, or
         cancelled, :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
         img, full = load_image_reduced(image, self.min_side)
-        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline)
-        dets = self._look(img, turned is True, *args)
+        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline, tile_px)
+        dets = self._look(img, turned if isinstance(turned, tuple) else turned is True, *args)
         if turned == "auto" and doubtful(dets, conf).any():
             dets = self._look(img, True, *args)
         return dets.rescaled(full)
 
-    def _look(self, img: np.ndarray, turned: bool, conf: float, floor: float, iou: float, tiled: bool | None,
-              max_det: int, closer: bool, iou_any: float, deadline: Deadline | None) -> Detections:
+    def _look(self, img: np.ndarray, turned: bool | tuple[int, ...], conf: float, floor: float, iou: float, tiled: bool | None,
+              max_det: int, closer: bool, iou_any: float, deadline: Deadline | None,
+              tile_px: int | None) -> Detections:
         h, w = img.shape[:2]
         check(deadline)
         boxes, scores, view = self._predict(img, 0, 0, floor)
-        if turned:
+        for quarters in ((2,) if turned is True else turned or ()):
             check(deadline)
-            b, s, _ = self._predict(np.ascontiguousarray(img[::-1, ::-1]), 0, 0, floor)
-            b = np.stack([w - b[:, 2], h - b[:, 3], w - b[:, 0], h - b[:, 1]], 1)
-            boxes, scores = np.concatenate([boxes, b]), np.concatenate([scores, s])
-        for win in self._windows(boxes, scores, view, (w, h), tiled):
+            b, s, _ = self._predict(np.ascontiguousarray(np.rot90(img, quarters)), 0, 0, floor)
+            boxes, scores = np.concatenate([boxes, unturn_boxes(b, quarters, (w, h))]), np.concatenate([scores, s])
+        for win in self._windows(boxes, scores, view, (w, h), tiled, tile_px):
             check(deadline)
             b, s, _ = self._predict(img[win.y0:win.y1, win.x0:win.x1], win.x0, win.y0, floor, window=True)
             whole = ~inner_cut(b, win, (w, h))
             boxes, scores = np.concatenate([boxes, b[whole]]), np.concatenate([scores, s[whole]])
-        dets = _postprocess(boxes, scores, floor, max(iou, iou_any), max_det, (w, h), vote=turned, vote_floor=conf)
+        dets = _postprocess(boxes, scores, floor, max(iou, iou_any), max_det, (w, h), vote=bool(turned),
+                           vote_floor=conf)
         keep = dets.confidence >= conf  # the detector alone is sure enough of these: kept whatever their name
         if closer and self.classifier is not None:
             dets = self.classifier(img, dets, deadline=deadline)
@@ -190,7 +195,7 @@ class Detector:
         return suppress_same_name(dets, iou)
 
     def _windows(self, boxes: np.ndarray, scores: np.ndarray, view: np.ndarray, image_size: tuple[int, int],
-                 tiled: bool | None) -> list[Window]:
+                 tiled: bool | None, tile_px: int | None = None) -> list[Window]:
         """The windows to look at again after the first pass: ``tiled`` None decides from the first pass's tiles
         (``vision/tiling.py``), True covers the whole photo, False none."""
         if tiled is False:
@@ -203,7 +208,9 @@ class Detector:
             return []
         found = _postprocess(boxes.copy(), scores, DECIDE_CONF, ANY_NAME_IOU, 300, image_size)
         texture = texture_map(view) if len(found) == 0 else None
-        return plan_windows(image_size, self.size, found.xyxy, texture)
+        if tile_px is None:
+            return plan_windows(image_size, self.size, found.xyxy, texture)
+        return plan_windows(image_size, self.size, found.xyxy, texture, min_tile_px=math.inf, target_tile_px=tile_px)
 
     def _predict(self, img: np.ndarray, x0: int, y0: int, conf: float,
                  window: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -222,6 +229,20 @@ class Detector:
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.pad_y) / lb.scale + y0
         nh, nw = round(img.shape[0] * lb.scale), round(img.shape[1] * lb.scale)
         return boxes, scores[keep], canvas[lb.pad_y:lb.pad_y + nh, lb.pad_x:lb.pad_x + nw]
+
+
+def unturn_boxes(boxes: np.ndarray, quarters: int, image_size: tuple[int, int]) -> np.ndarray:
+    """Boxes found in the photo turned by ``np.rot90(img, quarters)`` (anticlockwise quarter turns), in the
+    photo's own pixels (``image_size``: its width and height)."""
+    w, h = image_size
+    x0, y0, x1, y1 = boxes.T
+    if quarters % 4 == 1:
+        return np.stack([w - y1, x0, w - y0, x1], 1)
+    if quarters % 4 == 2:
+        return np.stack([w - x1, h - y1, w - x0, h - y0], 1)
+    if quarters % 4 == 3:
+        return np.stack([y0, h - x1, y1, h - x0], 1)
+    return boxes
 
 
 def in_a_row(dets: Detections, conf: float, image_size: tuple[int, int], floor: float = ROW_CONF) -> np.ndarray:

@@ -43,6 +43,7 @@ WALL_ROW_REACH = 3.5  # face-up tiles within this many tile widths past the back
 WALL_LINK = 1.3  # two backs whose centres lie under this many of their widths apart along a table axis are neighbours
 FLIPPED_REACH = 2.3  # the flipped tile lies within this many tile sizes of a wall tile (on it or beside it)
 WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its hand row, towards the centre: wall
+ON_WALL = 1.5  # a face-up tile laid on the wall lies within this many of its tiles' depths of the wall's line
 STRAY_ALONE = 1.45  # without a wall: a river tile this many tile sizes from any other face-up tile is the flipped one
 STRAY_UNPLACED = 1.0  # ...or a tile the seats could not place, this far
 ALONE = 1.1  # ...alone: no face-up tile nearer than this many tile sizes along the table's axes (a row's: about 1.0)
@@ -172,8 +173,20 @@ def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
     return any((faces & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2 for past in (t - hi, lo - t))
 
 
+def _stacks(dets: Detections, members: np.ndarray) -> int:
+    """How many tiles' places along their line ``members`` (backs side by side) cover: a back seen at a slant may
+    be found twice, its top and its edge, one above the other (a 闷豆's four backs found as seven boxes)."""
+    if len(members) < 2:
+        return len(members)
+    centres = dets.centers[members].astype(np.float64)
+    axis = np.linalg.svd(centres - centres.mean(0))[2][0]
+    width = float(np.median(_extents(dets.xyxy[members], axis)))
+    along = np.sort(centres @ axis)
+    return 1 + int((np.diff(along) > 0.5 * width).sum())
+
+
 def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
-    """The wall's boxes: backs side by side, at least ``WALL_MIN`` of them, or ``WALL_SHORT`` (as a 闷豆 shows) when
+    """The wall's boxes: backs side by side, at least ``WALL_MIN`` tiles' places, or ``WALL_SHORT`` (as a 闷豆 shows) when
     no row of face-up tiles continues their line (a 闷豆 lies on its owner's row, beside the hand or other
     melds)."""
     backs = np.flatnonzero(dets.class_id == BACK)
@@ -184,7 +197,8 @@ def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
         phi = table_angle(dets.xyxy.astype(np.float64))
     for group in _linked_groups(dets.xyxy[backs], phi):
         members = backs[group]
-        if len(members) >= WALL_MIN or (len(members) >= WALL_SHORT and not _continued_by_faces(dets, members)):
+        stacks = _stacks(dets, members)
+        if stacks >= WALL_MIN or (stacks >= WALL_SHORT and not _continued_by_faces(dets, members)):
             wall += [int(b) for b in members]
     return sorted(wall)
 
@@ -271,6 +285,8 @@ def table_layout(photo_dets: Detections) -> TableLayout:
         if face is None and wall:  # wall found only now: the flipped tile by it, if a seat left it loose
             near = find_flipped(dets, wall, phi, exclude=set(heap))
             face = None if near is None else _take_loose(seats, int(np.searchsorted(rest, near)))
+        if face is None and len(wall) >= WALL_SHORT:
+            face = _loose_on_wall(dets, wall, seats, rest)
         if face is None and not heap:  # beside a heap, a lone tile is more likely one thrown a little apart
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
@@ -298,6 +314,32 @@ def _loose_backs(dets: Detections, seats: list[Layout]) -> list[int]:
         out += loose
         lay.unassigned = [u for u in lay.unassigned if u.box not in loose]
     return out
+
+
+def _loose_on_wall(dets: Detections, wall: list[int], seats: list[Layout], rest: np.ndarray) -> int | None:
+    """The one face-up tile a seat could not place lying on the wall: along the
+    wall's line between its ends, under ``ON_WALL`` depths off it. Laid on the wall it hides a stack and, from a
+    seat, lies close to the far seat's hand, so it is neither alone nor past the wall's end. Taken from the seat;
+    an index of the seats' boxes (``rest`` maps them to ``dets``), or None."""
+    centres = dets.centers.astype(np.float64)
+    mid = centres[wall].mean(0)
+    axis = np.linalg.svd(centres[wall] - mid)[2][0]
+    across = np.array([-axis[1], axis[0]])
+    width = float(np.median(_extents(dets.xyxy[wall], axis)))
+    depth = float(np.median(_extents(dets.xyxy[wall], across)))
+    along = (centres[wall] - mid) @ axis
+    found = []
+    for lay in seats:
+        for box in [u.box for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES)]:
+            k = int(rest[box])
+            if dets.class_id[k] == BACK:
+                continue
+            t, off = float((centres[k] - mid) @ axis), abs(float((centres[k] - mid) @ across))
+            if along.min() - 0.5 * width < t < along.max() + 0.5 * width and off < ON_WALL * depth:
+                found.append(box)
+    if len(found) != 1:
+        return None
+    return _take_loose(seats, found[0])
 
 
 def _take_out(lay: Layout, box: int, note: str) -> None:

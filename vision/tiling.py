@@ -68,13 +68,15 @@ def _holds(win: Window, boxes: np.ndarray) -> np.ndarray:
 
 
 def plan_windows(image_size: tuple[int, int], size: int, boxes: np.ndarray, texture: np.ndarray | None = None,
-                 max_windows: int = MAX_WINDOWS) -> list[Window]:
+                 max_windows: int = MAX_WINDOWS, min_tile_px: float = MIN_TILE_PX,
+                 target_tile_px: float = TARGET_TILE_PX) -> list[Window]:
     """The windows to run the detector on after its first pass over the whole photo (none: one pass is enough).
 
     ``image_size``: (width, height); ``size``: the network's input side; ``boxes``: (N, 4) xyxy of the tiles the
     first pass found (original pixels); ``texture``: per-pixel texture of the photo at any scale (a grey
     ``|Laplacian|``), used only when the first pass found nothing. At most ``max_windows`` windows: when more would
-    be needed, the windows grow (their tiles shrink) until that many cover the small tiles.
+    be needed, the windows grow (their tiles shrink) until that many cover the small tiles. ``min_tile_px``: tiles
+    under this in the network's view are small (``math.inf``: every tile); ``target_tile_px``: what they reach.
     """
     w, h = image_size
     scale = size / max(w, h)
@@ -86,12 +88,12 @@ def plan_windows(image_size: tuple[int, int], size: int, boxes: np.ndarray, text
             return []
         return _textured(image_size, size, texture, max_windows)
     longer = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    small = longer * scale < MIN_TILE_PX
+    small = longer * scale < min_tile_px
     if not small.any():
         return []
     tile = float(np.median(longer[small]))
     # windows no smaller than the network's input (smaller ones would be padded, not enlarged: no detail to gain)
-    side = min(max(size, math.ceil(size * tile / TARGET_TILE_PX)), max(w, h))
+    side = min(max(size, math.ceil(size * tile / target_tile_px)), max(w, h))
     # only the region of the small tiles (and a tile's width around them, where the first pass missed some)
     lo = np.maximum(boxes[small, :2].min(0) - tile, 0).astype(int)
     hi = np.minimum(boxes[small, 2:].max(0) + tile, [w, h]).astype(int)

@@ -29,6 +29,7 @@ from vision.detect import (
     letterbox,
     load_image,
     suppress_same_name,
+    unturn_boxes,
 )
 from vision.detections import Detections, box_iou
 from vision.training.evaluate import (
@@ -392,6 +393,32 @@ def test_the_turned_look_is_the_same_reading_whichever_way_up_the_photo_is() -> 
     assert upright.names == [upside_down.names[j] for j in match]
     # the crop classifier sees each crop turned too (trained on all four turns, not exactly invariant): close
     np.testing.assert_allclose(upright.confidence, upside_down.confidence[match], atol=0.03)
+
+
+@pytest.mark.parametrize("quarters", [1, 2, 3])
+def test_boxes_found_in_a_quarter_turned_photo_map_back_to_the_photo(quarters: int) -> None:
+    h, w = 30, 50  # not square: a quarter turn swaps the sides
+    photo = np.zeros((h, w), np.uint8)
+    photo[7:20, 5:12] = 1  # one tile: x 5..12, y 7..20
+    ys, xs = np.nonzero(np.rot90(photo, quarters))
+    found = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], np.float64)
+    np.testing.assert_array_equal(unturn_boxes(found, quarters, (w, h)), [[5, 7, 12, 20]])
+
+
+@needs_model
+def test_a_quarter_turned_look_reads_a_photo_lying_on_its_side() -> None:
+    """A hand photo turned a quarter (as a side seat's tiles lie in a table photo): the look turned back a quarter
+    finds its tiles where the upright photo has them, with the same names."""
+    photo = cv2.imread(str(SAMPLES[2]))
+    h, w = photo.shape[:2]
+    upright = detect(photo)
+    sideways = np.ascontiguousarray(np.rot90(photo, 3))  # a quarter clockwise
+    both = detect(sideways, turned=(1,))
+    # the upright photo is the sideways one turned back a quarter: its boxes, mapped as that look's are
+    expected = unturn_boxes(upright.xyxy.astype(np.float64), 1, (h, w))
+    iou = box_iou(expected, both.xyxy)
+    assert len(upright) >= 5 and (iou.max(1) > 0.8).all()
+    assert upright.names == [both.names[j] for j in iou.argmax(1)]
 
 
 @pytest.mark.slow

@@ -115,6 +115,20 @@ def test_without_a_wall_a_lone_tile_between_a_hand_and_its_river_is_the_flipped_
     assert read.seats[0].river == WON.seats[0].river
 
 
+def test_the_flipped_tile_laid_on_the_wall_by_a_hand_is_taken_when_no_seat_can_place_it() -> None:
+    """From a seat, the far seat's hand lies just behind the wall, and the flipped tile laid on the wall shows
+    raised, larger than the tiles around: neither alone among the faces nor past the wall's end, and no tile of
+    that seat's. Lying on the wall's line between its ends, it is the flipped tile."""
+    base = build(TablePlan(WON.seats, wall=0, flipped=None)).dets
+    wall = [((i - 2) * (W + 1), -12.5 * W + 1.5 * H, "back") for i in range(5)]  # in front of seat 2's hand
+    dets, added = with_boxes(base, wall + [(0.0, -12.5 * W + 0.9 * H, "4m")], [(W, H)] * 5 + [(1.6 * W, 1.6 * H)])
+    read = answer(dets)
+    assert read.flipped == "4m"
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [(None, "wall")] * 5 + [
+        (None, "flipped")]
+    assert read.seats[2].concealed == WON.seats[2].concealed and read.seats[2].river == WON.seats[2].river
+
+
 # A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
 SQUARE = (W + H) / 2 ** 0.5
 HEAP_SHAPES = [(SQUARE, SQUARE), (W, H), (H, W)]
