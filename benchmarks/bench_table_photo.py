@@ -32,7 +32,11 @@ work: 0.302, 0.701, 0.688, 0.531, 0.875); tiles found / placed: hand 0.980 / 0.9
 wrong 11. 24 heap scenes: heap tiles recall 0.816, precision 0.975, river_separated right 0.948. 12 MP: p50 0.65 s
 in process, 0.61 s through the service. Then, the layout in a top view of the table (``vision.layout.perspective``)
 and the flipped tile past the wall's end, on the same detections: round exact 0.583 (from above 0.875, from a seat
-0.292), seat exact 0.807, river exact 0.797, flipped 0.875. docs/experiments/table-photo.md has the log.
+0.292), seat exact 0.807, river exact 0.797, flipped 0.875. Then the detector's table look (quarter turns, windows
+over every tile; ``pipeline.table_photo.detect_table``), the wall counted in stacks and the flipped tile on the
+wall: round exact 0.781 (from above 0.958, from a seat 0.604), seat exact 0.930, river exact 0.919, flipped 0.927;
+seed 1 0.729 / 0.924 / 0.927 / 0.885; 12 MP through the service p50 0.70 s. docs/experiments/table-photo.md has the
+log.
 """
 
 from __future__ import annotations
