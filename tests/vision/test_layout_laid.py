@@ -141,6 +141,20 @@ def test_melds_pushed_close_to_a_sorted_hand_are_cut_off_by_its_order(angle: flo
     assert sorted(t.box for t in lay.concealed) == list(range(7))
 
 
+@pytest.mark.parametrize("angle", [0.0, 180.0, 90.0])
+def test_a_pong_with_its_sideways_tile_touching_a_sorted_hand_is_a_meld(angle: float) -> None:
+    """From a seat's camera the gap between a side seat's hand and its pong can close up: a pong whose claimed tile
+    lies sideways, touching a hand sorted throughout, is a meld (5m after 7s breaks the order); the same three 5m
+    upright in the hand's own order stay concealed."""
+    hand = ["1m", "3m", "2p", "7p", "9p", "3s", "3s", "4s", "6s", "7s"]
+    lay = layout(_dets(_row([*hand, "5m", "5m", "5m"], 0, 0, turned_at=10, gap=0.5), angle))
+    assert [(m.type, m.tile) for m in lay.melds] == [("pong", "5m")]
+    assert sorted(t.box for t in lay.concealed) == list(range(10))
+    sorted_hand = ["1m", "3m", "5m", "5m", "5m", "2p", "7p", "9p", "3s", "3s", "4s", "6s", "7s"]
+    lay = layout(_dets(_row(sorted_hand, 0, 0, gap=0.5), angle))
+    assert not lay.melds and len(lay.concealed) == 13
+
+
 @pytest.mark.parametrize("angle", [0.0, 90.0])
 def test_a_weak_box_across_two_tiles_is_left_out(angle: float) -> None:
     """The detector sometimes boxes half of one tile and half of the next as a third, weaker tile: it is no tile

@@ -22,6 +22,7 @@ ROW_REACH = 2.4  # groups on one line up to 2.4 tiles apart form a row (hand, dr
 BLOCK_REACH = 1.9  # rows under 1.9 depths apart (centre to centre) form a block: hand + meld row, river rows
 HOLE_GAP = 0.85  # an edge gap of about one tile (or more) inside the concealed row: a missed tile
 BACK_AS_OTHER = 0.15  # a box named `other` with `back` at least this probable in its top 3 is a face-down tile
+LAID_SORTED = 6  # this many tiles in order, at least, show that a hand was sorted (two or three always are)
 MELD_DOUBT = 3.5  # a group whose tiles are one tile at under e^-3.5 the odds of their top-1 is no meld
 
 
@@ -78,7 +79,11 @@ def split_meld_ends(geo: Geometry, groups: list[list[int]], cls: np.ndarray, top
                 sideways = bool(geo.turned[run].any()) and gaps[at - 1] >= 0.2
                 rest_of = chain[size:] if at == size else chain[:len(chain) - size]
                 unsorted = gaps[at - 1] >= 0.2 and sort_breaks(cls[chain]) > sort_breaks(cls[rest_of])
-                if (backs or sideways or wide or unsorted) and strong(run):
+                # a sideways tile in a run after a hand sorted throughout, breaking its order: a meld, however
+                # close it was pushed (from a seat's camera the gap can close up)
+                laid = (bool(geo.turned[run].any()) and len(rest_of) >= LAID_SORTED
+                        and sort_breaks(cls[rest_of]) == 0 and sort_breaks(cls[chain]) > 0)
+                if (backs or sideways or wide or unsorted or laid) and strong(run):
                     cut = at
         if cut is None:
             out.append(chain)
