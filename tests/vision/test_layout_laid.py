@@ -12,6 +12,8 @@ import pytest
 from vision.classes import BACK, CLASS_NAMES
 from vision.detections import Detections
 from vision.layout import Layout, layout
+from vision.layout.frame import row_frame
+from vision.layout.grouping import trade_backs
 from vision.reading import read
 from vision.training.layout_synth import generate, layout_mismatches, reading_mismatches
 
@@ -141,6 +143,20 @@ def test_melds_pushed_close_to_a_sorted_hand_are_cut_off_by_its_order(angle: flo
     assert sorted(t.box for t in lay.concealed) == list(range(7))
 
 
+@pytest.mark.parametrize("angle", [0.0, 180.0, 90.0])
+def test_a_pong_with_its_sideways_tile_touching_a_sorted_hand_is_a_meld(angle: float) -> None:
+    """From a seat's camera the gap between a side seat's hand and its pong can close up: a pong whose claimed tile
+    lies sideways, touching a hand sorted throughout, is a meld (5m after 7s breaks the order); the same three 5m
+    upright in the hand's own order stay concealed."""
+    hand = ["1m", "3m", "2p", "7p", "9p", "3s", "3s", "4s", "6s", "7s"]
+    lay = layout(_dets(_row([*hand, "5m", "5m", "5m"], 0, 0, turned_at=10, gap=0.5), angle))
+    assert [(m.type, m.tile) for m in lay.melds] == [("pong", "5m")]
+    assert sorted(t.box for t in lay.concealed) == list(range(10))
+    sorted_hand = ["1m", "3m", "5m", "5m", "5m", "2p", "7p", "9p", "3s", "3s", "4s", "6s", "7s"]
+    lay = layout(_dets(_row(sorted_hand, 0, 0, gap=0.5), angle))
+    assert not lay.melds and len(lay.concealed) == 13
+
+
 @pytest.mark.parametrize("angle", [0.0, 90.0])
 def test_a_weak_box_across_two_tiles_is_left_out(angle: float) -> None:
     """The detector sometimes boxes half of one tile and half of the next as a third, weaker tile: it is no tile
@@ -205,3 +221,18 @@ def test_turned_tiles_are_told_from_straight_ones_on_slanted_photos() -> None:
         hit, missed, false = hit + len(got & want), missed + len(want - got), false + len(got - want)
     assert hit >= 0.75 * (hit + missed), (hit, missed)
     assert false <= 0.05 * 100 * 18, false  # under 5% of the ~18 straight tiles a photo
+
+
+@pytest.mark.parametrize("shift", [0.5, 0.0])
+def test_a_back_grouped_with_a_pong_goes_to_the_three_backs_it_lies_nearer(shift: float) -> None:
+    """Seen from a seat, a 闷豆's four backs beside a pong: the gaps cut them as three backs and a back with the
+    three 1m (no meld: one back and three faces). The fourth back lies nearer the backs than the 1m (shifted
+    across the row by the slant): it goes to them, a 闷豆 of four backs and a pong of 1m. Unshifted and a tile
+    apart from the backs, it stays (it is then as near the 1m)."""
+    tiles = [("back", k * (W + 2), shift * D, False) for k in range(3)]
+    tiles += [("back", 3 * (W + 2) + (0.1 if shift else 0.6) * W, 0.5 * shift * D, False)]
+    tiles += [("1m", 4 * (W + 2) + 0.6 * W + k * (W + 2), 0.0, False) for k in range(3)]
+    dets = _dets(tiles)
+    geo, _ = row_frame(dets.xyxy.astype(np.float64), 0.0)
+    groups = trade_backs(geo, [[0, 1, 2], [3, 4, 5, 6]], dets.class_id)
+    assert groups == ([[0, 1, 2, 3], [4, 5, 6]] if shift else [[0, 1, 2], [3, 4, 5, 6]])

@@ -26,6 +26,7 @@ from vision.layout.grouping import (
     join_meld_pieces,
     shown_classes,
     split_meld_ends,
+    trade_backs,
 )
 from vision.layout.roles import Parts, assign, boxes_of, orient, row_containing
 from vision.layout.scene import Scene
@@ -80,6 +81,7 @@ def arrange(dets: Detections, subset: np.ndarray | None = None, angle: float | N
     groups = split_meld_ends(geo, chains, shown, top3, prob)
     rows = find_rows(geo, groups)
     groups, rows = join_meld_pieces(geo, groups, rows, shown, top3, prob)
+    groups = trade_backs(geo, groups, shown)
     scene = Scene(dets, kept, geo, groups, rows, find_blocks(geo, groups, rows), shown)
     return Arrangement(scene, assign(scene), unassigned, fixed=angle is not None)
 

@@ -22,6 +22,8 @@ ROW_REACH = 2.4  # groups on one line up to 2.4 tiles apart form a row (hand, dr
 BLOCK_REACH = 1.9  # rows under 1.9 depths apart (centre to centre) form a block: hand + meld row, river rows
 HOLE_GAP = 0.85  # an edge gap of about one tile (or more) inside the concealed row: a missed tile
 BACK_AS_OTHER = 0.15  # a box named `other` with `back` at least this probable in its top 3 is a face-down tile
+NEXT_TILE = 1.5  # centres under this many tiles apart (width along the row, depth across it): neighbours
+LAID_SORTED = 6  # this many tiles in order, at least, show that a hand was sorted (two or three always are)
 MELD_DOUBT = 3.5  # a group whose tiles are one tile at under e^-3.5 the odds of their top-1 is no meld
 
 
@@ -78,7 +80,11 @@ def split_meld_ends(geo: Geometry, groups: list[list[int]], cls: np.ndarray, top
                 sideways = bool(geo.turned[run].any()) and gaps[at - 1] >= 0.2
                 rest_of = chain[size:] if at == size else chain[:len(chain) - size]
                 unsorted = gaps[at - 1] >= 0.2 and sort_breaks(cls[chain]) > sort_breaks(cls[rest_of])
-                if (backs or sideways or wide or unsorted) and strong(run):
+                # a sideways tile in a run after a hand sorted throughout, breaking its order: a meld, however
+                # close it was pushed (from a seat's camera the gap can close up)
+                laid = (bool(geo.turned[run].any()) and len(rest_of) >= LAID_SORTED
+                        and sort_breaks(cls[rest_of]) == 0 and sort_breaks(cls[chain]) > 0)
+                if (backs or sideways or wide or unsorted or laid) and strong(run):
                     cut = at
         if cut is None:
             out.append(chain)
@@ -147,6 +153,29 @@ def join_meld_pieces(geo: Geometry, groups: list[list[int]], rows: list[list[int
     keep = [g for g in range(len(groups)) if g not in merged]
     new_index = {g: k for k, g in enumerate(keep)}
     return [groups[g] for g in keep], [[new_index[g] for g in row if g in new_index] for row in rows]
+
+
+def trade_backs(geo: Geometry, groups: list[list[int]], cls: np.ndarray) -> list[list[int]]:
+    """A 闷豆's (concealed kong's) four backs beside a pong, the nearest back grouped with the pong (three of one
+    face and a back: no meld) and three backs left, maybe as a row of their own: the back goes to the backs when
+    it lies nearer them (in tiles) than the pong's faces. From a seat's camera the gap between two melds closes up
+    and the slant shifts the backs across the row."""
+    def distance(k: int, members: list[int]) -> float:
+        return float(np.min(np.hypot((geo.u[members] - geo.u[k]) / geo.width0,
+                                     (geo.v[members] - geo.v[k]) / geo.depth0)))
+
+    backs3 = [g for g in groups if len(g) == 3 and bool((cls[g] == BACK).all())]
+    for src in groups:
+        if len(src) != 4 or int((cls[src] == BACK).sum()) != 1 or len({int(c) for c in cls[src] if c != BACK}) != 1:
+            continue
+        back = next(k for k in src if cls[k] == BACK)
+        faces = [k for k in src if k != back]
+        near = [g for g in backs3 if distance(back, g) < min(distance(back, faces), NEXT_TILE)]
+        if len(near) == 1:
+            src.remove(back)
+            near[0].append(back)
+            backs3.remove(near[0])
+    return groups
 
 
 def inner_holes(geo: Geometry, members: list[int]) -> int:
