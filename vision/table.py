@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -234,6 +235,24 @@ def find_flipped(dets: Detections, wall: list[int], phi: float | None = None,
     return None
 
 
+def _wall_line(dets: Detections, wall: list[int]) -> tuple[float, float, np.ndarray,
+                                                             Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]]:
+    """The wall's tile width along its line and depth across it (as the photo shows them), its boxes' places along
+    the line, and where given boxes lie: (along the line, how far off it) from the wall's middle."""
+    centres = dets.centers.astype(np.float64)
+    mid = centres[wall].mean(0)
+    axis = np.linalg.svd(centres[wall] - mid)[2][0]
+    across = np.array([-axis[1], axis[0]])
+    width = float(np.median(_extents(dets.xyxy[wall], axis)))
+    depth = float(np.median(_extents(dets.xyxy[wall], across)))
+
+    def place(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rel = centres[boxes] - mid
+        return rel @ axis, np.abs(rel @ across)
+
+    return width, depth, place(np.asarray(wall))[0], place
+
+
 def _past_wall_end(dets: Detections, wall: list[int], faces: np.ndarray) -> np.ndarray:
     """Per face-up box of ``faces``: it lies on the wall's line just past one of its ends (under one tile width
     beyond it), the one face-up tile there: the flipped tile laid beside the wall, even where a seat's hand lies
@@ -241,14 +260,8 @@ def _past_wall_end(dets: Detections, wall: list[int], faces: np.ndarray) -> np.n
     out = np.zeros(len(faces), dtype=bool)
     if len(wall) < WALL_SHORT:
         return out
-    centres = dets.centers.astype(np.float64)
-    mid = centres[wall].mean(0)
-    axis = np.linalg.svd(centres[wall] - mid)[2][0]
-    across = np.array([-axis[1], axis[0]])
-    width = float(np.median(_extents(dets.xyxy[wall], axis)))
-    depth = float(np.median(_extents(dets.xyxy[wall], across)))
-    along = (centres[wall] - mid) @ axis
-    t, off = (centres[faces] - mid) @ axis, np.abs((centres[faces] - mid) @ across)
+    width, depth, along, place = _wall_line(dets, wall)
+    t, off = place(faces)
     for past in (t - along.max(), along.min() - t):
         there = (past > 0.5 * width) & (past < 2.0 * width) & (off < 0.6 * depth)
         if there.sum() == 1:
@@ -321,21 +334,15 @@ def _loose_on_wall(dets: Detections, wall: list[int], seats: list[Layout], rest:
     wall's line between its ends, under ``ON_WALL`` depths off it. Laid on the wall it hides a stack and, from a
     seat, lies close to the far seat's hand, so it is neither alone nor past the wall's end. Taken from the seat;
     an index of the seats' boxes (``rest`` maps them to ``dets``), or None."""
-    centres = dets.centers.astype(np.float64)
-    mid = centres[wall].mean(0)
-    axis = np.linalg.svd(centres[wall] - mid)[2][0]
-    across = np.array([-axis[1], axis[0]])
-    width = float(np.median(_extents(dets.xyxy[wall], axis)))
-    depth = float(np.median(_extents(dets.xyxy[wall], across)))
-    along = (centres[wall] - mid) @ axis
+    width, depth, along, place = _wall_line(dets, wall)
     found = []
     for lay in seats:
         for box in [u.box for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES)]:
             k = int(rest[box])
             if dets.class_id[k] == BACK:
                 continue
-            t, off = float((centres[k] - mid) @ axis), abs(float((centres[k] - mid) @ across))
-            if along.min() - 0.5 * width < t < along.max() + 0.5 * width and off < ON_WALL * depth:
+            t, off = place(np.array([k]))
+            if along.min() - 0.5 * width < t[0] < along.max() + 0.5 * width and off[0] < ON_WALL * depth:
                 found.append(box)
     if len(found) != 1:
         return None
