@@ -34,8 +34,8 @@ in process, 0.61 s through the service. Then, the layout in a top view of the ta
 and the flipped tile past the wall's end, on the same detections: round exact 0.583 (from above 0.875, from a seat
 0.292), seat exact 0.807, river exact 0.797, flipped 0.875. Then the detector's table look (quarter turns, windows
 over every tile, every crop turned; ``pipeline.table_photo.detect_table``), the wall counted in stacks and the
-flipped tile on the wall, melds from a seat: round exact 0.802 (from above 0.958, from a seat 0.646), seat exact
-0.945, river exact 0.930, flipped 0.927; seed 1 0.760 / 0.930 / 0.943 / 0.885; 12 MP through the service p50 1.07 s.
+flipped tile on the wall, melds from a seat: round exact 0.823 (from above 0.958, from a seat 0.688), seat exact
+0.951, river exact 0.935, flipped 0.938; seed 1 0.781 / 0.938 / 0.948 / 0.906; 12 MP through the service p50 1.07 s.
 docs/experiments/table-photo.md has the log.
 """
 
