@@ -33,9 +33,9 @@ wrong 11. 24 heap scenes: heap tiles recall 0.816, precision 0.975, river_separa
 in process, 0.61 s through the service. Then, the layout in a top view of the table (``vision.layout.perspective``)
 and the flipped tile past the wall's end, on the same detections: round exact 0.583 (from above 0.875, from a seat
 0.292), seat exact 0.807, river exact 0.797, flipped 0.875. Then the detector's table look (quarter turns, windows
-over every tile; ``pipeline.table_photo.detect_table``), the wall counted in stacks and the flipped tile on the
-wall, melds from a seat: round exact 0.792 (from above 0.958, from a seat 0.625), seat exact 0.935, river exact
-0.922, flipped 0.927; seed 1 0.729 / 0.924 / 0.927 / 0.885; 12 MP through the service p50 0.70 s.
+over every tile, every crop turned; ``pipeline.table_photo.detect_table``), the wall counted in stacks and the
+flipped tile on the wall, melds from a seat: round exact 0.823 (from above 0.958, from a seat 0.688), seat exact
+0.951, river exact 0.935, flipped 0.938; seed 1 0.781 / 0.938 / 0.948 / 0.906; 12 MP through the service p50 1.07 s.
 docs/experiments/table-photo.md has the log.
 """
 

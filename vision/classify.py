@@ -151,7 +151,7 @@ class Classifier:
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
                  min_confidence: float = MIN_CONFIDENCE, turn_below: float = TURN_BELOW,
                  strip_ratio: float = STRIP_RATIO, crop_sure: float = CROP_SURE,
-                 deadline: Deadline | None = None) -> Detections:
+                 deadline: Deadline | None = None, turn_all: bool = False) -> Detections:
         """The detections with class, top 3 and probabilities from the combined scores for every box that is a tile
         with :func:`tileness` ``min_confidence`` or more, whatever its name (weaker boxes, hardly tiles, keep the
         detector's). Boxes are unchanged. A looked-at box's confidence becomes its tileness times the combined
@@ -159,7 +159,7 @@ class Classifier:
         counts, and a sure tile the detector could not name ranks by what the second look makes of it. A box whose
         combined name is still less probable than ``turn_below``, and whose crop the classifier itself names with
         less than ``crop_sure``, is looked at again, its crop turned (``TURN_LOOKS``: by 90°, 180° and 270°), and
-        the classifier's part is the geometric mean of the looks. A box
+        the classifier's part is the geometric mean of the looks (``turn_all``: every box, however sure). A box
         still in doubt whose height is under ``strip_ratio`` of its width (a face squashed into a strip) gets one look more,
         stretched to an upright tile's shape, and keeps it (with the first look) when its name comes out surer.
         ``deadline`` is checked before each batch (:mod:`vision.deadline`)."""
@@ -178,7 +178,7 @@ class Classifier:
         crop_probs = first.copy()
         looked = combine(dets[sure], crop_probs, detector_weight)
         in_doubt = looked.top3_prob[:, 0] < turn_below
-        doubt = np.flatnonzero(in_doubt & (first.max(1) < crop_sure))
+        doubt = np.arange(len(sure)) if turn_all else np.flatnonzero(in_doubt & (first.max(1) < crop_sure))
         if len(doubt):
             check(deadline)
             probs, feats = self.looks(img, dets.xyxy[sure[doubt]], turns=TURN_LOOKS)

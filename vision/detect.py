@@ -130,7 +130,8 @@ class Detector:
     def __call__(self, image, conf: float = 0.25, iou: float = SAME_NAME_IOU, tiled: bool | None = None,
                  max_det: int = 300, turned: bool | str | tuple[int, ...] = False, closer: bool = True,
                  iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None,
-                 candidate_conf: float = CANDIDATE_CONF, tile_px: int | None = None) -> Detections:
+                 candidate_conf: float = CANDIDATE_CONF, tile_px: int | None = None,
+                 turn_all: bool = False) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
@@ -138,6 +139,7 @@ class Detector:
         (``vision/tiling.py``); True at the whole photo in windows; False never.
         ``tile_px``: with ``tiled`` None, look again at every tile found (not only the small ones), in windows
         scaled so that they reach this many pixels (a table photo: small tiles seen at a slant, squashed).
+        ``turn_all``: the crop classifier looks at every box's crop turned too, not only at doubtful ones.
         ``turned``: also look at the photo turned 180° and average each tile's class scores over both looks
         (test-time augmentation: twice the time, fewer misread tiles; see ``benchmarks/bench_detector.py``);
         ``"auto"``: only when the first look leaves a tile doubtful (:func:`doubtful`); a tuple of quarter turns
@@ -153,7 +155,7 @@ class Detector:
         ``deadline``: checked before each model run (each look, each window, each second look); past it, or
         cancelled, :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
         img, full = load_image_reduced(image, self.min_side)
-        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline, tile_px)
+        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline, tile_px, turn_all)
         dets = self._look(img, turned if isinstance(turned, tuple) else turned is True, *args)
         if turned == "auto" and doubtful(dets, conf).any():
             dets = self._look(img, True, *args)
@@ -161,7 +163,7 @@ class Detector:
 
     def _look(self, img: np.ndarray, turned: bool | tuple[int, ...], conf: float, floor: float, iou: float, tiled: bool | None,
               max_det: int, closer: bool, iou_any: float, deadline: Deadline | None,
-              tile_px: int | None) -> Detections:
+              tile_px: int | None, turn_all: bool) -> Detections:
         h, w = img.shape[:2]
         check(deadline)
         boxes, scores, view = self._predict(img, 0, 0, floor)
@@ -178,7 +180,7 @@ class Detector:
                            vote_floor=conf)
         keep = dets.confidence >= conf  # the detector alone is sure enough of these: kept whatever their name
         if closer and self.classifier is not None:
-            dets = self.classifier(img, dets, deadline=deadline)
+            dets = self.classifier(img, dets, deadline=deadline, turn_all=turn_all)
         keep |= dets.confidence >= conf  # the second look found a tile the detector could not name
         if closer and self.back_check is not None:
             check(deadline)

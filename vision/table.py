@@ -33,7 +33,7 @@ import numpy as np
 
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
 from vision.detections import Detections
-from vision.layout import Layout, PlacedTile, layout_table
+from vision.layout import LEGAL_COUNTS, Layout, PlacedTile, layout_table
 from vision.layout.perspective import top_view
 from vision.layout.table import table_angle
 from vision.reading import Doubt, Reading, Retake, read
@@ -420,7 +420,8 @@ def find_heap(dets: Detections, taken: set[int], phi: float) -> list[int]:
 def _wall_pieces(dets: Detections, seats: list[Layout]) -> tuple[list[int], int | None]:
     """Backs a seat's layout took for a 闷豆 (concealed kong) that lie well beyond its hand row, towards the
     centre: pieces of the wall (a 闷豆 lies on its owner's row, the wall's remnant between a hand and its river),
-    taken from the seat; the one face-up tile among them, if any, is the flipped tile lying on the wall.
+    taken from the seat; the one face-up tile among them, if any, is the flipped tile lying on the wall. So is the
+    "闷豆" furthest towards the centre of a seat that holds more than 14 tiles with it and 13 or 14 without.
     Returns (the backs, the face-up tile or None), indices of ``dets``."""
     backs: list[int] = []
     faces: list[int] = []
@@ -431,13 +432,21 @@ def _wall_pieces(dets: Detections, seats: list[Layout]) -> tuple[list[int], int 
         a = math.radians(lay.angle)
         towards_owner = np.array([-math.sin(a), math.cos(a)])
         hand_v = float(np.median([centres[p.box] @ towards_owner for p in lay.concealed]))
+        kongs = [k for k, g in enumerate(lay.melds)
+                 if any(p.tile == "back" for p in g.tiles) and sum(p.tile != "back" for p in g.tiles) <= 1]
+        beyond = {k: (hand_v - float(np.mean([centres[b] @ towards_owner for b in lay.melds[k].boxes])))
+                  / lay.tile_size[1] for k in kongs}
+        wall_like = [k for k in kongs if beyond[k] > WALL_OFF_ROW]
+        # a seat over 14 tiles with a 闷豆 more than its count allows (13 or 14 without it): the one furthest
+        # towards the centre is the wall's pieces and maybe the flipped tile on them, by its row from a seat
+        seen = len(lay.concealed) + 3 * len(lay.melds)
+        if not wall_like and kongs and seen > max(LEGAL_COUNTS) and seen - 3 in LEGAL_COUNTS:
+            wall_like = [max(kongs, key=beyond.__getitem__)]
         keep = []
-        for g in lay.melds:
-            beyond = (hand_v - float(np.mean([centres[b] @ towards_owner for b in g.boxes]))) / lay.tile_size[1]
-            shown = [p.box for p in g.tiles if p.tile != "back"]
-            if any(p.tile == "back" for p in g.tiles) and beyond > WALL_OFF_ROW and len(shown) <= 1:
+        for k, g in enumerate(lay.melds):
+            if k in wall_like:
                 backs += [p.box for p in g.tiles if p.tile == "back"]
-                faces += shown
+                faces += [p.box for p in g.tiles if p.tile != "back"]
             else:
                 keep.append(g)
         if len(keep) < len(lay.melds):

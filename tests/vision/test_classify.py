@@ -198,6 +198,9 @@ def test_a_doubtfully_named_tile_is_looked_at_again_turned(monkeypatch: pytest.M
     calls.clear()
     assert clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0).names == ["7m", "7m"]
     assert calls == [(2, (0,))]
+    calls.clear()  # a table photo: every crop turned too, the sure first box's as well (it becomes 5m here)
+    assert clf(np.zeros((100, 100, 3), np.uint8), dets, turn_below=0.0, turn_all=True).names == ["5m", "5m"]
+    assert calls == [(2, (0,)), (2, TURN_LOOKS)]
 
 
 def test_a_crop_the_classifier_names_surely_is_not_turned_though_the_detector_disagrees(

@@ -18,7 +18,7 @@ from pipeline.table_photo import (
     table_reading,
     winner_guess,
 )
-from tests.vision.table_support import SIZE, WON, H, Placed, SeatTiles, TablePlan, W, build
+from tests.vision.table_support import SIZE, WON, H, Placed, SeatTiles, TablePlan, W, _turn, build
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.table import find_flipped, find_wall, read_table_tiles, table_layout
@@ -127,6 +127,22 @@ def test_the_flipped_tile_laid_on_the_wall_by_a_hand_is_taken_when_no_seat_can_p
     assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [(None, "wall")] * 5 + [
         (None, "flipped")]
     assert read.seats[2].concealed == WON.seats[2].concealed and read.seats[2].river == WON.seats[2].river
+
+
+def test_a_konged_looking_wall_piece_a_seat_cannot_hold_by_its_count_is_wall_and_flipped_tile() -> None:
+    """From a seat, a piece of the wall with the flipped tile on it can lie on a side seat's row past its hand:
+    three backs and a face, a 闷豆 (concealed kong) to look at. Seat 3 already holds 13 tiles, 16 with it: no seat
+    holds more than 14, so the backs are the wall and the face the flipped tile."""
+    base = build(TablePlan(WON.seats, wall=0, flipped=None)).dets
+    x_end = -8.0 * W + 13 * (W + 2) + 0.8 * W  # past the end of seat 3's hand, on its row (left side, turned)
+    pts = [(*_turn(3, x_end + j * (W + 2), 12.5 * W + 0.3 * H), name)
+           for j, name in enumerate(["back", "back", "back", "4m"])]
+    dets, added = with_boxes(base, pts, [(H, W)] * 4)
+    read = answer(dets)
+    assert read.flipped == "4m"
+    assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [(None, "wall")] * 3 + [
+        (None, "flipped")]
+    assert read.seats[3].concealed == WON.seats[3].concealed and read.seats[3].melds == []
 
 
 # A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
