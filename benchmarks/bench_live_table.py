@@ -20,10 +20,10 @@ looks in a row agreed on every hand: the reading of a seat flickers between look
 exact 4/9; proposed on the 7th frame of the laid-down table (median: 3 frames of arms, settle 3, two looks); 6 table
 readings a round (median; max 11); 4.1 ms a watched frame, 329 ms a frame with a reading (a shared 2-core machine).
 The laid-down signal on one reading: play 0/16, laid 12/16, pushed 0/16. With the detector's table look (quarter
-turns and windows over every tile, ``pipeline.table_photo.detect_table``): proposed once 16/16, more than once 0;
-round exact 10/16 (from above 8 of 8, from the seat 2 of 8), river exact 13/16; proposed on the 7th frame (median);
-5 readings a round (max 12); 3.0 ms a watched frame, 686 ms with a reading. Laid-down signal: play 1/16, laid
-16/16, pushed 0/16.
+turns, windows over every tile, every crop turned: ``pipeline.table_photo.detect_table``) and this release's table
+layout: proposed once 15/16, more than once 0, none 1 (two looks never agreed); round exact 10/15 (from above 8 of
+8, from the seat 2 of 7), river exact 12/15; proposed on the 7th frame (median); 5 readings a round (max 11);
+3.5 ms a watched frame, 862 ms with a reading. Laid-down signal: play 1/16, laid 16/16, pushed 0/16.
 """
 
 from __future__ import annotations
