@@ -35,7 +35,7 @@ and the flipped tile past the wall's end, on the same detections: round exact 0.
 0.292), seat exact 0.807, river exact 0.797, flipped 0.875. Then the detector's table look (quarter turns, windows
 over every tile, every crop turned; ``pipeline.table_photo.detect_table``), the wall counted in stacks and the
 flipped tile on the wall, melds from a seat: round exact 0.823 (from above 0.958, from a seat 0.688), seat exact
-0.951, river exact 0.935, flipped 0.938; seed 1 0.781 / 0.938 / 0.948 / 0.906; 12 MP through the service p50 1.07 s.
+0.953, river exact 0.935, flipped 0.938; seed 1 0.792 / 0.943 / 0.948 / 0.917; 12 MP through the service p50 1.07 s.
 docs/experiments/table-photo.md has the log.
 """
 

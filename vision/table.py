@@ -33,8 +33,9 @@ import numpy as np
 
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
 from vision.detections import Detections
-from vision.layout import LEGAL_COUNTS, Layout, PlacedTile, layout_table
+from vision.layout import LEGAL_COUNTS, Layout, PlacedTile, Unassigned, layout_table
 from vision.layout.perspective import top_view
+from vision.layout.roles import BESIDE_HAND
 from vision.layout.table import table_angle
 from vision.reading import Doubt, Reading, Retake, read
 
@@ -45,6 +46,9 @@ WALL_LINK = 1.3  # two backs whose centres lie under this many of their widths a
 FLIPPED_REACH = 2.3  # the flipped tile lies within this many tile sizes of a wall tile (on it or beside it)
 WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its hand row, towards the centre: wall
 ON_WALL = 1.5  # a face-up tile laid on the wall lies within this many of its tiles' depths of the wall's line
+REJOIN_ACROSS = 1.0  # the rest of a hand lies under this many tile depths off the hand's line
+REJOIN_TWICE = 0.6  # a box whose centre lies under this many tile widths from a hand tile's is that tile again
+REJOIN_GAP = 2.5  # ...and starts under this many tile widths past its end (centre to centre)
 STRAY_ALONE = 1.45  # without a wall: a river tile this many tile sizes from any other face-up tile is the flipped one
 STRAY_UNPLACED = 1.0  # ...or a tile the seats could not place, this far
 ALONE = 1.1  # ...alone: no face-up tile nearer than this many tile sizes along the table's axes (a row's: about 1.0)
@@ -283,6 +287,7 @@ def table_layout(photo_dets: Detections) -> TableLayout:
     seat_dets.image_size = dets.image_size
     seats = layout_table(seat_dets)
     for lay in seats:
+        _rejoin_hand(seat_dets, lay)
         _gather_river(seat_dets, lay)
     wall = sorted(wall + [int(rest[b]) for b in _loose_backs(seat_dets, seats)])
     if heap:  # a seat's few tiles left beside a heap are strays of it, not a river
@@ -497,6 +502,44 @@ def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
     best = max(fit, key=lambda k: alone[k])
     _take_out(candidates[best][0], best, "a lone tile away from the rows taken for the flipped tile")
     return best
+
+
+def _rejoin_hand(dets: Detections, lay: Layout) -> None:
+    """A seat under 13 tiles whose hand row goes on past one end in a piece the one-hand layout left beside it
+    (mixed tiles, no meld: from a seat the far hand's row bends in the top view), when the piece makes the count
+    13 or 14: the piece is the rest of the hand, joined at that end in the owner's order."""
+    piece = [u.box for u in lay.unassigned if u.reason.startswith(BESIDE_HAND)]
+    if not lay.concealed or not piece or lay.count >= min(LEGAL_COUNTS):
+        return
+    a = math.radians(lay.angle)
+    along, towards_owner = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    centres = dets.centers.astype(np.float64)
+    width, depth = lay.tile_size
+    hand = [p.box for p in lay.concealed]
+    # a box of the piece on top of one of the hand's is that tile boxed twice where the two meet
+    near = {b: np.hypot(*(centres[hand] - centres[b]).T) for b in piece}
+    twice = {b: hand[int(d.argmin())] for b, d in near.items() if d.min() < REJOIN_TWICE * width}
+    piece = [b for b in piece if b not in twice]
+    if not piece or lay.count + len(piece) not in LEGAL_COUNTS:
+        return
+    u_hand, u_piece = centres[hand] @ along, centres[piece] @ along
+    off = np.abs(centres[piece] @ towards_owner - float(np.median(centres[hand] @ towards_owner)))
+    if (off > REJOIN_ACROSS * depth).any():
+        return
+    after, before = u_piece > u_hand.max(), u_piece < u_hand.min()
+    if after.all() and u_piece.min() - u_hand.max() < REJOIN_GAP * width:
+        side = 1
+    elif before.all() and u_hand.min() - u_piece.max() < REJOIN_GAP * width:
+        side = -1
+    else:
+        return
+    order = [piece[k] for k in np.argsort(u_piece)]
+    placed = [PlacedTile(b, CLASS_NAMES[int(dets.class_id[b])]) for b in order]
+    lay.concealed = lay.concealed + placed if side > 0 else placed + lay.concealed
+    lay.unassigned = [u for u in lay.unassigned if u.box not in set(piece)]
+    lay.unassigned = [Unassigned(u.box, f"overlaps box {twice[u.box]} (two boxes on one tile)") if u.box in twice
+                      else u for u in lay.unassigned]
+    lay.notes.append(f"{len(piece)} tile(s) beside the hand's end taken into it (the count says they are the hand's)")
 
 
 def _gather_river(dets: Detections, lay: Layout) -> None:

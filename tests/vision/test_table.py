@@ -21,7 +21,8 @@ from pipeline.table_photo import (
 from tests.vision.table_support import SIZE, WON, H, Placed, SeatTiles, TablePlan, W, _turn, build
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
-from vision.table import find_flipped, find_wall, read_table_tiles, table_layout
+from vision.layout import Layout, PlacedTile, Unassigned
+from vision.table import _rejoin_hand, find_flipped, find_wall, read_table_tiles, table_layout
 
 
 def answer(dets: Detections) -> TableReading:
@@ -143,6 +144,31 @@ def test_a_konged_looking_wall_piece_a_seat_cannot_hold_by_its_count_is_wall_and
     assert [(read.detections[b].seat, read.detections[b].role) for b in added] == [(None, "wall")] * 3 + [
         (None, "flipped")]
     assert read.seats[3].concealed == WON.seats[3].concealed and read.seats[3].melds == []
+
+
+def _bent_hand(piece: list[str]) -> tuple[Detections, Layout]:
+    """Nine tiles laid out as a hand (1m2m3m 4p5p6p 7s8s9s) and ``piece`` left beside it by the one-hand layout
+    (a little past its end, 0.6 of a depth off its line: from a seat the far hand's row bends in the top view),
+    with one more box on the hand's last tile."""
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s"]
+    boxes = [(k * (W + 2), 0.0, n) for k, n in enumerate(hand)]
+    boxes += [((9 + k) * (W + 2) + 10, 0.6 * H, n) for k, n in enumerate(piece)]
+    boxes += [(8 * (W + 2) + 4, 0.1 * H, "9s")]
+    dets, _ = with_boxes(Detections.empty((SIZE, SIZE)), boxes)
+    beside = "mixed tiles beside the hand, not a meld"
+    lay = Layout(concealed=[PlacedTile(k, n) for k, n in enumerate(hand)], tile_size=(W, H), angle=0.0,
+                 unassigned=[Unassigned(k, beside) for k in range(9, len(boxes))])
+    return dets, lay
+
+
+def test_the_rest_of_a_bent_hand_left_beside_it_is_joined_when_the_count_says_so() -> None:
+    dets, lay = _bent_hand(["2s", "3s", "4s", "5s"])
+    _rejoin_hand(dets, lay)  # 9 tiles: joined, 13
+    assert "".join(p.tile for p in lay.concealed) == "1m2m3m4p5p6p7s8s9s2s3s4s5s"
+    assert [(u.box, u.reason) for u in lay.unassigned] == [(13, "overlaps box 8 (two boxes on one tile)")]
+    dets, lay = _bent_hand(["2s", "3s", "4s", "5s", "6s", "7s"])
+    _rejoin_hand(dets, lay)  # 15 tiles would be too many: left as it was
+    assert len(lay.concealed) == 9 and len(lay.unassigned) == 7
 
 
 # A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.

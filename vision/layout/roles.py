@@ -21,6 +21,7 @@ from vision.layout.grouping import HOLE_GAP, MeldLike, edge_gap, inner_holes, me
 from vision.layout.scene import Scene
 from vision.layout.values import LEGAL_COUNTS
 
+BESIDE_HAND = "mixed tiles beside the hand"  # an unassigned reason: a group of 3+ in the hand's block, no meld
 HAND_REACH = 1.9  # concealed pieces of one row further apart (in tiles) are not one hand (one missed tile at most)
 LONE_MIN_CONFIDENCE = 0.5  # a lone box weaker than this is more likely a false detection than a tile
 LONE_SIZE_TOLERANCE = 0.35  # log size difference to the tiles around (≈ ±40%) a lone tile may show
@@ -169,7 +170,7 @@ def assign(scene: Scene) -> Parts:
     lone = [g for g in plan.leftovers if len(groups[g]) == 1]  # a tile near the hand but in no row of it
     for g in plan.leftovers:
         if g not in lone:
-            reason = "mixed tiles beside the hand, not a meld" if len(groups[g]) >= 3 else "stray tiles beside the hand"
+            reason = f"{BESIDE_HAND}, not a meld" if len(groups[g]) >= 3 else "stray tiles beside the hand"
             parts.unassigned.append((groups[g], reason))
     others = _far_melds(scene, hand_block, parts)
     _river(scene, others, parts)
