@@ -161,8 +161,8 @@ class Detector:
             dets = self._look(img, True, *args)
         return dets.rescaled(full)
 
-    def _look(self, img: np.ndarray, turned: bool | tuple[int, ...], conf: float, floor: float, iou: float, tiled: bool | None,
-              max_det: int, closer: bool, iou_any: float, deadline: Deadline | None,
+    def _look(self, img: np.ndarray, turned: bool | tuple[int, ...], conf: float, floor: float, iou: float,
+              tiled: bool | None, max_det: int, closer: bool, iou_any: float, deadline: Deadline | None,
               tile_px: int | None, turn_all: bool) -> Detections:
         h, w = img.shape[:2]
         check(deadline)

@@ -4,6 +4,7 @@ a command line that loads no web code for ``detect``."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,22 @@ def test_only_the_region_of_small_tiles_is_tiled():
     wins = plan_windows((4000, 3000), 640, np.concatenate([large, small]))
     assert wins and covered_whole(small, wins).all()
     assert all(w.x1 > 2000 and w.y1 > 1500 for w in wins)
+
+
+def test_a_table_photo_is_looked_at_again_over_every_tile_it_found():
+    """A whole table from a seat: tiles 21-30 px long in the 640 px view, large enough to be found, too small and
+    squashed to read well. With every tile counted small (``min_tile_px`` inf) and a target of 80 px the whole
+    region of the tiles is windowed at the network's own scale; the one-hand rule would look once only."""
+    w, h = 2000, 1500
+    near = grid_boxes(13, 1, (95, 80), (300, 1250), 5)  # the near seat's hand, large
+    far = grid_boxes(13, 1, (66, 44), (500, 200), 4)  # the far seat's, small and squashed
+    boxes = np.concatenate([near, far])
+    assert (np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * 640 / w >= MIN_TILE_PX).all()
+    assert plan_windows((w, h), 640, boxes) == []
+    wins = plan_windows((w, h), 640, boxes, min_tile_px=math.inf, target_tile_px=80)
+    assert wins and covered_whole(boxes, wins).all()
+    # the median tile (80 px) at 80 px: windows of about the network's own side, tiles at about full size
+    assert all(640 <= win.x1 - win.x0 <= 660 and 640 <= win.y1 - win.y0 <= 660 for win in wins)
 
 
 def test_the_number_of_windows_is_capped():
