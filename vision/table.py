@@ -46,6 +46,8 @@ WALL_LINK = 1.3  # two backs whose centres lie under this many of their widths a
 FLIPPED_REACH = 2.3  # the flipped tile lies within this many tile sizes of a wall tile (on it or beside it)
 WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its hand row, towards the centre: wall
 ON_WALL = 1.5  # a face-up tile laid on the wall lies within this many of its tiles' depths of the wall's line
+RAISED_OFF_ROW = 0.08  # laid on the wall, the flipped tile shows this many tile depths off a hand's row, towards...
+RAISED_SIZE = 1.15  # ...the wall, and this many times the row's depth (from a seat: of hand tiles 1 in 100 is 0.07 off)
 REJOIN_ACROSS = 1.0  # the rest of a hand lies under this many tile depths off the hand's line
 REJOIN_TWICE = 0.6  # a box whose centre lies under this many tile widths from a hand tile's is that tile again
 REJOIN_GAP = 2.5  # ...and starts under this many tile widths past its end (centre to centre)
@@ -305,6 +307,8 @@ def table_layout(photo_dets: Detections) -> TableLayout:
             face = None if near is None else _take_loose(seats, int(np.searchsorted(rest, near)))
         if face is None and len(wall) >= WALL_SHORT:
             face = _loose_on_wall(dets, wall, seats, rest)
+        if face is None and len(wall) >= WALL_SHORT:
+            face = _raised_in_hand(photo_dets, wall, seats, rest)
         if face is None and not heap:  # beside a heap, a lone tile is more likely one thrown a little apart
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
@@ -352,6 +356,39 @@ def _loose_on_wall(dets: Detections, wall: list[int], seats: list[Layout], rest:
     if len(found) != 1:
         return None
     return _take_loose(seats, found[0])
+
+
+def _raised_in_hand(photo_dets: Detections, wall: list[int], seats: list[Layout], rest: np.ndarray) -> int | None:
+    """The flipped tile laid on the wall in front of a hand and taken into it: from a seat, on the far seat's side
+    of the wall it hides one of that hand's tiles and lies in its row. Raised by the wall, in the photo it shows
+    larger than the row's tiles and off their line towards the wall (``RAISED_SIZE``, ``RAISED_OFF_ROW``). The one
+    such tile near the wall, taken out of the hand (which is then a tile short: the hidden one); an index of the
+    seats' boxes (``rest`` maps them to ``photo_dets``), or None."""
+    centres = photo_dets.centers.astype(np.float64)
+    wall_mid = centres[wall].mean(0)
+    reach = FLIPPED_REACH * float(np.median(_short_sides(photo_dets.xyxy[wall])))
+    found = []
+    for lay in seats:
+        if len(lay.concealed) < 5:  # too few tiles for a row's line
+            continue
+        boxes = rest[[p.box for p in lay.concealed]]
+        xyxy = photo_dets.xyxy[boxes].astype(np.float64)
+        c, size = centres[boxes], xyxy[:, 2:] - xyxy[:, :2]
+        a = int(np.ptp(c[:, 1]) > np.ptp(c[:, 0]))  # the row runs along x (a = 0) or y (a = 1) in the photo
+        b = 1 - a
+        line = np.polyfit(c[:, a], c[:, b], 1)
+        depth = float(np.median(size[:, b]))
+        off = (c[:, b] - np.polyval(line, c[:, a])) / depth
+        towards_wall = np.sign(wall_mid[b] - np.polyval(line, wall_mid[a]))
+        to_wall = np.hypot(*(c[:, None, :] - centres[wall][None, :, :]).transpose(2, 0, 1)).min(1)
+        raised = (off * towards_wall >= RAISED_OFF_ROW) & (size[:, b] >= RAISED_SIZE * depth) & (to_wall <= reach)
+        found += [(lay, lay.concealed[k].box) for k in np.flatnonzero(raised)]
+    if len(found) != 1:
+        return None
+    lay, box = found[0]
+    lay.concealed = [p for p in lay.concealed if p.box != box]
+    lay.notes.append("the flipped tile lies on the wall in front of this hand, hiding one of its tiles")
+    return box
 
 
 def _take_out(lay: Layout, box: int, note: str) -> None:

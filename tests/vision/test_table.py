@@ -130,6 +130,31 @@ def test_the_flipped_tile_laid_on_the_wall_by_a_hand_is_taken_when_no_seat_can_p
     assert read.seats[2].concealed == WON.seats[2].concealed and read.seats[2].river == WON.seats[2].river
 
 
+def test_the_flipped_tile_laid_on_the_wall_over_a_hand_tile_is_taken_out_of_the_hand() -> None:
+    """From a seat, the flipped tile laid on the wall in front of the far seat's hand hides one of that hand's
+    tiles and lies in its row. Raised by the wall it shows larger than the row's tiles and off their line towards
+    the wall: it is the flipped tile, and the hand is a tile short (a retake says so), not read with it."""
+    plan = build(TablePlan(WON.seats, wall=0, flipped=None))
+    hidden = plan.concealed[2][5]  # seat 2's "6m", under the flipped tile
+    keep = np.array([k for k in range(len(plan.dets)) if k != hidden])
+    x_hidden = float(plan.dets.centers[hidden][0]) - SIZE / 2
+    wall = [((i - 2) * (W + 1), -12.5 * W + 1.5 * H, "back") for i in range(5)]  # in front of seat 2's hand
+    raised = (x_hidden, -12.5 * W + 0.2 * H, "4m")
+    dets, added = with_boxes(plan.dets[keep], wall + [raised], [(W, H)] * 5 + [(1.3 * W, 1.3 * H)])
+    read = answer(dets)
+    assert read.flipped == "4m" and read.detections[added[-1]].role == "flipped"
+    hand = list(WON.seats[2].concealed)
+    hand.remove("6m")
+    assert read.seats[2].concealed == hand
+    assert any(r.code == "count_mismatch" and r.message.startswith("seat 2") for r in read.retake)
+
+    # the same tile at the row's size and on its line is a hand tile: the hand keeps it, no flipped tile is made up
+    level = (x_hidden, -12.5 * W, "4m")
+    dets, added = with_boxes(plan.dets[keep], wall + [level])
+    read = answer(dets)
+    assert read.flipped is None and read.detections[added[-1]].role == "hand"
+
+
 def test_a_konged_looking_wall_piece_a_seat_cannot_hold_by_its_count_is_wall_and_flipped_tile() -> None:
     """From a seat, a piece of the wall with the flipped tile on it can lie on a side seat's row past its hand:
     three backs and a face, a 闷豆 (concealed kong) to look at. Seat 3 already holds 13 tiles, 16 with it: no seat
