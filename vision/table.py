@@ -155,10 +155,12 @@ def _components(linked: np.ndarray) -> list[list[int]]:
     return list(groups.values())
 
 
-def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
-    """Two or more face-up tiles continue the line of ``members`` (backs) at one of its ends: the backs are a
-    meld on its owner's row, not the wall (the flipped tile alone may lie at the wall's end). Other backs on the
-    line within reach are taken along first: a 闷豆 laid after another 闷豆 is continued by the hand beyond it."""
+def _continued_by_faces(dets: Detections, members: np.ndarray) -> tuple[bool, bool]:
+    """Whether two or more face-up tiles continue the line of ``members`` (backs) past each of its ends: at one
+    end, a short run of backs is a meld on its owner's row, not the wall (the flipped tile alone may lie at the
+    wall's end); at both, so is a long run (two 闷豆 side by side between the hand and a kong). Other backs on
+    the line within reach are taken along first: a 闷豆 laid after another 闷豆 is continued by the hand beyond
+    it."""
     centres = dets.centers[members].astype(np.float64)
     mid = centres.mean(0)
     axis = np.linalg.svd(centres - mid)[2][0]
@@ -177,7 +179,8 @@ def _continued_by_faces(dets: Detections, members: np.ndarray) -> bool:
         if lo - b < WALL_ROW_REACH * width:
             lo = float(b)
     faces = on_line & (dets.class_id != BACK)
-    return any((faces & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2 for past in (t - hi, lo - t))
+    after, before = ((faces & (past > 0) & (past < WALL_ROW_REACH * width)).sum() >= 2 for past in (t - hi, lo - t))
+    return bool(after), bool(before)
 
 
 def _stacks(dets: Detections, members: np.ndarray) -> int:
@@ -205,7 +208,8 @@ def find_wall(dets: Detections, phi: float | None = None) -> list[int]:
     for group in _linked_groups(dets.xyxy[backs], phi):
         members = backs[group]
         stacks = _stacks(dets, members)
-        if stacks >= WALL_MIN or (stacks >= WALL_SHORT and not _continued_by_faces(dets, members)):
+        ends = _continued_by_faces(dets, members)
+        if (stacks >= WALL_MIN and not all(ends)) or (stacks >= WALL_SHORT and not any(ends)):
             wall += [int(b) for b in members]
     return sorted(wall)
 

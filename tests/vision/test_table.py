@@ -256,6 +256,27 @@ def test_two_concealed_kongs_after_the_hand_are_no_wall() -> None:
     assert read.flipped == "4m"
 
 
+def test_two_concealed_kongs_side_by_side_are_no_wall_when_faces_continue_both_ends() -> None:
+    """Seat 0 lays two 闷豆 touching, the first's shown tile first and the second's third: five backs in a row,
+    as long as a piece of the wall. The hand continues their line at one end and a pong at the other: melds on
+    the owner's row (the wall has face-up tiles past neither end, the flipped tile at most past one)."""
+    seats = copy.deepcopy(WON.seats)
+    seats[0].melds = [("concealed_kong", "7m"), ("concealed_kong", "9p"), ("pong", "5p")]
+    seats[0].concealed = seats[0].concealed[:5]  # 5 + 3 melds counted as 3: 14
+    placed = build(TablePlan(seats))
+    dets, back = placed.dets, placed.dets.class_id[placed.wall[0]]
+    first, second, pong = placed.melds[0][:4], placed.melds[0][4:8], placed.melds[0][8:]
+    for box, cls in [(first[1], back), (first[0], CLASS_NAMES.index("7m")), (second[1], back),
+                     (second[2], CLASS_NAMES.index("9p"))]:
+        dets.class_id[box] = dets.top3_class[box, 0] = cls
+    dets.xyxy[second + pong, 0::2] -= 0.8 * W  # the two kongs touch
+    assert find_wall(dets) == placed.wall
+    read = answer(dets)
+    assert [(m.type, m.tile) for m in read.seats[0].melds] == [("concealed_kong", "7m"), ("concealed_kong", "9p"),
+                                                               ("pong", "5p")]
+    assert read.flipped == "4m"
+
+
 def test_melds_past_the_diagonal_stay_with_the_hand_they_continue() -> None:
     """Seat 0's hand and three melds reach past the table's diagonal into seat 1's side (a near seat in a photo
     from that seat): the melds on the hand's line stay seat 0's."""
