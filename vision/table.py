@@ -296,6 +296,8 @@ def table_layout(photo_dets: Detections) -> TableLayout:
         _rejoin_hand(seat_dets, lay)
         _gather_river(seat_dets, lay)
     wall = sorted(wall + [int(rest[b]) for b in _loose_backs(seat_dets, seats)])
+    if len(wall) >= WALL_SHORT:
+        wall = sorted(wall + [int(rest[b]) for b in _backs_on_wall_line(dets, wall, seats, rest)])
     if heap:  # a seat's few tiles left beside a heap are strays of it, not a river
         for lay in seats:
             stray = [p.box for p in lay.river] + ([lay.indicator.box] if lay.indicator is not None else [])
@@ -339,6 +341,29 @@ def _loose_backs(dets: Detections, seats: list[Layout]) -> list[int]:
         loose = [u.box for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES) and is_back(u.box)]
         out += loose
         lay.unassigned = [u for u in lay.unassigned if u.box not in loose]
+    return out
+
+
+def _backs_on_wall_line(dets: Detections, wall: list[int], seats: list[Layout], rest: np.ndarray) -> list[int]:
+    """A seat's "meld" of backs alone lying on the wall's line, within reach of its ends: a piece of the wall that
+    missed stacks split off (from a seat the wall lies close in front of the far hand), not a 闷豆 (concealed
+    kong), which lies on its owner's row. Taken from the seat; indices of the seats' boxes."""
+    width, depth, along, place = _wall_line(dets, wall)
+    out: list[int] = []
+    for lay in seats:
+        keep = []
+        for g in lay.melds:
+            boxes = [p.box for p in g.tiles]
+            t, off = place(rest[boxes])
+            past = np.maximum(t - along.max(), along.min() - t)
+            if all(p.tile == "back" for p in g.tiles) and (off < 0.6 * depth).all() and (
+                    past < WALL_ROW_REACH * width).all():
+                out += boxes
+            else:
+                keep.append(g)
+        if len(keep) < len(lay.melds):
+            lay.melds = keep
+            lay.notes.append("face-down tiles on the wall's line taken for the wall")
     return out
 
 

@@ -21,8 +21,15 @@ from pipeline.table_photo import (
 from tests.vision.table_support import SIZE, WON, H, Placed, SeatTiles, TablePlan, W, _turn, build
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
-from vision.layout import Layout, PlacedTile, Unassigned
-from vision.table import _rejoin_hand, find_flipped, find_wall, read_table_tiles, table_layout
+from vision.layout import Layout, MeldGroup, PlacedTile, Unassigned
+from vision.table import (
+    _backs_on_wall_line,
+    _rejoin_hand,
+    find_flipped,
+    find_wall,
+    read_table_tiles,
+    table_layout,
+)
 
 
 def answer(dets: Detections) -> TableReading:
@@ -153,6 +160,25 @@ def test_the_flipped_tile_laid_on_the_wall_over_a_hand_tile_is_taken_out_of_the_
     dets, added = with_boxes(plan.dets[keep], wall + [level])
     read = answer(dets)
     assert read.flipped is None and read.detections[added[-1]].role == "hand"
+
+
+def test_backs_a_seat_grouped_on_the_walls_line_are_wall_and_a_konged_row_keeps_its_own() -> None:
+    """From a seat the wall lies close in front of the far hand; a stack or two of it missed leaves lone backs
+    past the piece found, which the seat's layout can group as a 闷豆 (concealed kong). Backs alone on the
+    wall's line within reach of its end are wall; a 闷豆 on the owner's row (off the wall's line) stays."""
+    wall = [(k * (W + 1), 0.0, "back") for k in range(3)]  # the wall's piece found
+    on_line = [(4 * (W + 1), 0.0, "back"), (5 * (W + 1), 0.0, "back")]  # stack 3 missed
+    kong = [(k * (W + 1), -1.6 * H, "back") for k in range(4, 8)]  # on the owner's row, a depth and more away
+    dets, _ = with_boxes(Detections.empty((SIZE, SIZE)), wall + on_line + kong)
+
+    def group(boxes: range) -> MeldGroup:
+        return MeldGroup("concealed_kong", None, [PlacedTile(b, "back") for b in boxes])
+
+    lay = Layout(melds=[group(range(3, 5)), group(range(5, 9))], tile_size=(W, H))
+    rest = np.arange(len(dets))
+    assert _backs_on_wall_line(dets, [0, 1, 2], [lay], rest) == [3, 4]
+    assert [g.boxes for g in lay.melds] == [[5, 6, 7, 8]]
+    assert lay.notes == ["face-down tiles on the wall's line taken for the wall"]
 
 
 def test_a_konged_looking_wall_piece_a_seat_cannot_hold_by_its_count_is_wall_and_flipped_tile() -> None:
