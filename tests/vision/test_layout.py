@@ -308,3 +308,23 @@ def test_whole_tiles_stacked_across_the_row_are_not_pieces() -> None:
         lay = layout(dets)
         assert not [u for u in lay.unassigned if "piece" in u.reason], s
         assert set(scene.truth.concealed) <= {p.box for p in lay.concealed}, s
+
+
+def test_a_piece_of_a_sideways_tile_named_as_another_tile_gives_way_to_the_whole_tile() -> None:
+    # A sideways tile can be boxed whole and, more confidently, in a square piece that shows part of its face
+    # (three dots of a turned 6p read as 4p). Of two boxes on one tile named apart, the one whose shape fits a
+    # tile clearly worse is the piece: the kong keeps its tile.
+    for s in range(10):
+        scene = generate(np.random.default_rng(s), (), meld_types=["kong"], turned=True, meld_place="right",
+                         river=False, indicator=False)
+        d, truth = scene.dets, scene.truth
+        (turned,) = [b for b in truth.melds[0].boxes if b in truth.turned]
+        x0, y0, x1, y1 = d.xyxy[turned]
+        piece = [x0, y0, x0 + (y1 - y0) * 1.05, y1]  # square: a tile's face neither upright nor sideways
+        other = (int(d.class_id[turned]) + 2) % 27
+        dets = Detections(np.vstack([d.xyxy, piece]), np.append(d.confidence, min(1.0, d.confidence[turned] + 0.05)),
+                          np.append(d.class_id, other), image_size=d.image_size)
+        lay = layout(dets)
+        assert [(m.type, m.tile) for m in lay.melds] == [("kong", truth.melds[0].tile)], s
+        reasons = {u.box: u.reason for u in lay.unassigned}
+        assert reasons[len(d)].startswith(f"overlaps box {turned}"), (s, reasons)
