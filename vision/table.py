@@ -33,7 +33,8 @@ import numpy as np
 
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
 from vision.detections import Detections
-from vision.layout import LEGAL_COUNTS, Layout, PlacedTile, Unassigned, layout_table
+from vision.layout import LEGAL_COUNTS, Layout, PlacedTile, Unassigned, arrange, build, layout_table
+from vision.layout.grouping import sort_breaks
 from vision.layout.perspective import top_view
 from vision.layout.roles import BESIDE_HAND
 from vision.layout.table import table_angle
@@ -48,6 +49,7 @@ WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its 
 ON_WALL = 1.5  # a face-up tile laid on the wall lies within this many of its tiles' depths of the wall's line
 RAISED_OFF_ROW = 0.08  # laid on the wall, the flipped tile shows this many tile depths off a hand's row, towards...
 RAISED_SIZE = 1.15  # ...the wall, and this many times the row's depth (from a seat: of hand tiles 1 in 100 is 0.07 off)
+WEAK_BOX = 0.3  # a box under this confidence was kept only for lying in a row beside sure tiles (at the floor, 0.25)
 REJOIN_ACROSS = 1.0  # the rest of a hand lies under this many tile depths off the hand's line
 REJOIN_TWICE = 0.6  # a box whose centre lies under this many tile widths from a hand tile's is that tile again
 REJOIN_GAP = 2.5  # ...and starts under this many tile widths past its end (centre to centre)
@@ -291,7 +293,7 @@ def table_layout(photo_dets: Detections) -> TableLayout:
     rest = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
     seat_dets = dets[rest] if len(rest) else Detections.empty(dets.image_size)
     seat_dets.image_size = dets.image_size
-    seats = layout_table(seat_dets)
+    seats = [_without_gap_box(seat_dets, lay) for lay in layout_table(seat_dets)]
     for lay in seats:
         _rejoin_hand(seat_dets, lay)
         _gather_river(seat_dets, lay)
@@ -568,6 +570,29 @@ def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
     best = max(fit, key=lambda k: alone[k])
     _take_out(candidates[best][0], best, "a lone tile away from the rows taken for the flipped tile")
     return best
+
+
+def _without_gap_box(dets: Detections, lay: Layout) -> Layout:
+    """A seat holding 14 tiles or more whose hand row holds a weak box (``WEAK_BOX``) that is face down or breaks
+    the row's sorted order: the detector can find a "tile" in a tile-wide gap between the hand and a
+    meld (the table showing through), and the box then joins them into one row. The seat is laid out again
+    without it; that layout is kept when a meld splits off (the box unassigned; 闷豆-like wall pieces are
+    counted still: ``_wall_pieces`` takes them later)."""
+    if lay.count < max(LEGAL_COUNTS):
+        return lay
+    hand = [p.box for p in lay.concealed]
+    members = (hand + [b for g in lay.melds for b in g.boxes] + [p.box for p in lay.river] + [u.box for u in lay.unassigned]
+               + ([lay.indicator.box] if lay.indicator is not None else []))
+    for box in sorted((b for b in hand if dets.confidence[b] < WEAK_BOX), key=lambda b: float(dets.confidence[b])):
+        rest = [b for b in hand if b != box]
+        if dets.class_id[box] != BACK and sort_breaks(dets.class_id[hand]) <= sort_breaks(dets.class_id[rest]):
+            continue
+        again = build(arrange(dets, np.array([b for b in members if b != box]), math.radians(lay.angle)), dets.facing)
+        if len(again.melds) > len(lay.melds) and again.count < lay.count:
+            again.unassigned.append(Unassigned(box, "a weak box between the hand and a meld (no tile: the table "
+                                                    "showing through the gap)"))
+            return again
+    return lay
 
 
 def _rejoin_hand(dets: Detections, lay: Layout) -> None:

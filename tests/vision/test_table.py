@@ -303,6 +303,27 @@ def test_two_concealed_kongs_side_by_side_are_no_wall_when_faces_continue_both_e
     assert read.flipped == "4m"
 
 
+def test_a_weak_box_in_the_gap_between_a_hand_and_its_pong_is_no_tile() -> None:
+    """A pong laid a tile's width from the hand: the detector can find a weak "tile" in the gap (the table showing
+    through), kept for lying in a row beside sure tiles. It breaks the sorted hand's order and joins hand and
+    pong into one row of 15: without it the pong splits off and the count is 14."""
+    placed = build(TablePlan(WON.seats))
+    dets = placed.dets
+    pong = placed.melds[0]
+    dets.xyxy[pong, 0::2] += 0.4 * W  # the gap between hand and pong: about a tile wide
+    end = float(dets.xyxy[placed.concealed[0][-1], 2]) - SIZE / 2
+    gap, added = with_boxes(dets, [(end + 0.1 * W + W / 2, 12.5 * W, "2m")])
+    gap.confidence[added[0]] = 0.25  # at the floor: kept only for lying in the row
+    read = answer(gap)
+    assert read.seats[0].concealed == WON.seats[0].concealed
+    assert [(m.type, m.tile) for m in read.seats[0].melds] == [("pong", "5p")]
+    assert read.detections[added[0]].role not in ("hand", "meld") and read.winner == 0
+
+    sure = copy.deepcopy(gap)
+    sure.confidence[added[0]] = 0.9  # a sure tile there is one: nothing is taken out
+    assert "2m" in answer(sure).seats[0].concealed
+
+
 def test_melds_past_the_diagonal_stay_with_the_hand_they_continue() -> None:
     """Seat 0's hand and three melds reach past the table's diagonal into seat 1's side (a near seat in a photo
     from that seat): the melds on the hand's line stay seat 0's."""
