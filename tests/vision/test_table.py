@@ -21,7 +21,8 @@ from pipeline.table_photo import (
 from tests.vision.table_support import SIZE, WON, H, Placed, SeatTiles, TablePlan, W, _turn, build
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
-from vision.layout import Layout, MeldGroup, PlacedTile, Unassigned
+from vision.layout import Layout, MeldGroup, PlacedTile, Unassigned, arrange
+from vision.layout import build as build_layout
 from vision.table import (
     _backs_on_wall_line,
     _rejoin_hand,
@@ -322,6 +323,20 @@ def test_a_weak_box_in_the_gap_between_a_hand_and_its_pong_is_no_tile() -> None:
     sure = copy.deepcopy(gap)
     sure.confidence[added[0]] = 0.9  # a sure tile there is one: nothing is taken out
     assert "2m" in answer(sure).seats[0].concealed
+
+
+def test_at_a_table_the_hand_is_the_row_nearest_its_owner() -> None:
+    """A hand of five mixed tiles before three pongs, and the river's first row of six closer than usual (one
+    block of rows): of the two rows of mixed tiles, the hand is the one nearest its owner (seat 0: the bottom)."""
+    hand = ["4m", "4m", "6m", "6m", "6m"] + ["4p"] * 3 + ["9m"] * 3 + ["7m"] * 3
+    xs = [k * (W + 2) + (0.8 * W) * ((k >= 5) + (k >= 8) + (k >= 11)) for k in range(len(hand))]
+    river = ["7p", "2p", "7s", "3s", "7m", "8p"]
+    boxes = [(x, 0.0, n) for x, n in zip(xs, hand, strict=True)]
+    boxes += [(k * (W + 3), -1.5 * H, n) for k, n in enumerate(river)]
+    dets, _ = with_boxes(Detections.empty((SIZE, SIZE)), boxes)
+    lay = build_layout(arrange(dets, np.arange(len(dets)), 0.0), dets.facing)
+    assert [p.tile for p in lay.concealed] == hand[:5]
+    assert [(m.type, m.tile) for m in lay.melds] == [("pong", "4p"), ("pong", "9m"), ("pong", "7m")]
 
 
 def test_melds_past_the_diagonal_stay_with_the_hand_they_continue() -> None:

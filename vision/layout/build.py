@@ -82,7 +82,7 @@ def arrange(dets: Detections, subset: np.ndarray | None = None, angle: float | N
     rows = find_rows(geo, groups)
     groups, rows = join_meld_pieces(geo, groups, rows, shown, top3, prob)
     groups = trade_backs(geo, groups, shown)
-    scene = Scene(dets, kept, geo, groups, rows, find_blocks(geo, groups, rows), shown)
+    scene = Scene(dets, kept, geo, groups, rows, find_blocks(geo, groups, rows), shown, owner_known=angle is not None)
     return Arrangement(scene, assign(scene), unassigned, fixed=angle is not None)
 
 

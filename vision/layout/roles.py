@@ -64,7 +64,13 @@ def _plan_hand(scene: Scene, block: list[int], meld: dict[int, MeldLike]) -> _Ha
     loose = [g for g in block_groups if meld[g].strength < 0.5 and meld[g].kind != "concealed_kong"]
     if not loose:
         return None
-    main = max(loose, key=lambda g: (len(groups[g]), sum(len(groups[h]) for h in row_containing(rows, g))))
+    def nearest_owner(g: int) -> float:  # at a table the hand is the row nearest its owner, the river beyond it
+        if not scene.owner_known or len(groups[g]) < 3:  # (a stray tile or two may lie anywhere)
+            return -math.inf
+        return round(float(np.mean(geo.v[groups[g]])) / geo.depth0)
+
+    main = max(loose, key=lambda g: (nearest_owner(g), len(groups[g]),
+                                     sum(len(groups[h]) for h in row_containing(rows, g))))
     row = row_containing(rows, main)
     pos = row.index(main)
     # Walk out from the main group along its row; remember the gap on each piece's inner side.

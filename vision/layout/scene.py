@@ -23,6 +23,7 @@ class Scene:
     rows: list[list[int]]
     blocks: list[list[int]]
     shown: np.ndarray  # each kept box's class as the layout reads it (``grouping.shown_classes``)
+    owner_known: bool = False  # the row direction was given (a table's seat): larger ``geo.v`` is nearer the owner
 
     @property
     def confidence(self) -> np.ndarray:
