@@ -47,6 +47,7 @@ WALL_LINK = 1.3  # two backs whose centres lie under this many of their widths a
 FLIPPED_REACH = 2.3  # the flipped tile lies within this many tile sizes of a wall tile (on it or beside it)
 WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its hand row, towards the centre: wall
 ON_WALL = 1.5  # a face-up tile laid on the wall lies within this many of its tiles' depths of the wall's line
+OVER_WALL = 0.15  # a face-up tile with this share of its box on the wall's boxes (in the photo) lies on the wall
 RAISED_OFF_ROW = 0.08  # laid on the wall, the flipped tile shows this many tile depths off a hand's row, towards...
 RAISED_SIZE = 1.15  # ...the wall, and this many times the row's depth (from a seat: of hand tiles 1 in 100 is 0.07 off)
 WEAK_BOX = 0.3  # a box under this confidence was kept only for lying in a row beside sure tiles (at the floor, 0.25)
@@ -317,6 +318,8 @@ def table_layout(photo_dets: Detections) -> TableLayout:
             face = _loose_on_wall(dets, wall, seats, rest)
         if face is None and len(wall) >= WALL_SHORT:
             face = _raised_in_hand(photo_dets, wall, seats, rest)
+        if face is None and len(wall) >= WALL_SHORT and not heap:
+            face = _over_wall(photo_dets, wall, seats, rest)
         if face is None and not heap:  # beside a heap, a lone tile is more likely one thrown a little apart
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
@@ -419,6 +422,32 @@ def _raised_in_hand(photo_dets: Detections, wall: list[int], seats: list[Layout]
     lay, box = found[0]
     lay.concealed = [p for p in lay.concealed if p.box != box]
     lay.notes.append("the flipped tile lies on the wall in front of this hand, hiding one of its tiles")
+    return box
+
+
+def _over_wall(photo_dets: Detections, wall: list[int], seats: list[Layout], rest: np.ndarray) -> int | None:
+    """The one face-up tile of a seat whose box lies on the wall's boxes in the photo (``OVER_WALL`` of it): the
+    flipped tile laid on the wall, which a seat took into its river or hand (tiles by the wall touch its boxes,
+    they do not cover them). Taken from the seat; an index of the seats' boxes, or None."""
+    wall_xyxy = photo_dets.xyxy[wall].astype(np.float64)
+    found = []
+    for lay in seats:
+        loose = [lay.indicator.box] if lay.indicator is not None else []
+        loose += [b for g in lay.melds for b in g.boxes if len(g.tiles) == 1]
+        for box in [p.box for p in lay.concealed + lay.river] + loose:
+            k = int(rest[box])
+            if photo_dets.class_id[k] == BACK:
+                continue
+            x0, y0, x1, y1 = photo_dets.xyxy[k].astype(np.float64)
+            w = np.clip(np.minimum(x1, wall_xyxy[:, 2]) - np.maximum(x0, wall_xyxy[:, 0]), 0, None)
+            h = np.clip(np.minimum(y1, wall_xyxy[:, 3]) - np.maximum(y0, wall_xyxy[:, 1]), 0, None)
+            if (w * h).sum() >= OVER_WALL * (x1 - x0) * (y1 - y0):
+                found.append((lay, box))
+    if len(found) != 1:
+        return None
+    lay, box = found[0]
+    lay.concealed = [p for p in lay.concealed if p.box != box]
+    _take_out(lay, box, "a tile lying on the wall taken for the flipped tile")
     return box
 
 

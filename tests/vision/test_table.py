@@ -25,6 +25,7 @@ from vision.layout import Layout, MeldGroup, PlacedTile, Unassigned, arrange
 from vision.layout import build as build_layout
 from vision.table import (
     _backs_on_wall_line,
+    _over_wall,
     _rejoin_hand,
     find_flipped,
     find_wall,
@@ -180,6 +181,22 @@ def test_backs_a_seat_grouped_on_the_walls_line_are_wall_and_a_konged_row_keeps_
     assert _backs_on_wall_line(dets, [0, 1, 2], [lay], rest) == [3, 4]
     assert [g.boxes for g in lay.melds] == [[5, 6, 7, 8]]
     assert lay.notes == ["face-down tiles on the wall's line taken for the wall"]
+
+
+def test_a_face_up_tile_lying_on_the_walls_boxes_is_the_flipped_tile_taken_from_a_river() -> None:
+    """The flipped tile laid on the wall covers part of its boxes in the photo; beside a seat's tiles it is not
+    alone, and the seat took it as a discard. A tile touching the wall without covering it stays a discard."""
+    wall = [(k * (W + 1), 0.0, "back") for k in range(6)]
+    on_wall = (2.5 * (W + 1), 0.3 * H, "4m")  # a third of it over the wall's boxes
+    by_wall = (1.0 * (W + 1), H + 1, "5s")  # touching the wall's edge
+    dets, added = with_boxes(Detections.empty((SIZE, SIZE)), wall + [on_wall, by_wall])
+    rest = np.array(added[6:])  # the seats' boxes: the two faces
+    lay = Layout(river=[PlacedTile(0, "4m"), PlacedTile(1, "5s")], tile_size=(W, H))
+    assert _over_wall(dets, list(range(6)), [lay], rest) == 0
+    assert [p.box for p in lay.river] == [1]
+
+    lay = Layout(river=[PlacedTile(1, "5s")], tile_size=(W, H))
+    assert _over_wall(dets, list(range(6)), [lay], rest) is None and [p.box for p in lay.river] == [1]
 
 
 def test_a_konged_looking_wall_piece_a_seat_cannot_hold_by_its_count_is_wall_and_flipped_tile() -> None:
