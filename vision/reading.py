@@ -6,6 +6,8 @@ The detector scores each box alone; the rules tie the boxes together:
 * a meld (碰 pong / 杠 kong / 闷豆 concealed kong) is 3 or 4 of one tile, so its open tiles read alike;
 * a 14-tile hand (concealed + 3 per meld) photographed at a win is complete (成牌, docs/rules.md#win-shapes): when the top-1 tiles
   miss that by a cheap change, the complete reading is preferred (``prefer_complete``);
+* players lay their hand sorted (suit by suit, rank by rank): a concealed row of 6 tiles or more that breaks that
+  order once, read at top-1, is taken to be sorted when a cheap change (up to ``SORTED_BONUS``) restores it;
 * the 108-tile set has no winds, dragons or flowers: the detector learnt ``other`` from riichi photos, where a
   quarter of the boxes are such tiles, so its ``other`` score is rescaled to the share a Guiyang table has
   (``foreign_p``) before it competes with the suited classes. A box still read as ``other`` stays unreadable
@@ -33,8 +35,10 @@ from scoring.tiles import COPIES, TILES, to_mpsz
 from vision.classes import BACK, CLASS_NAMES, OTHER
 from vision.detections import Detections
 from vision.layout import LEGAL_COUNTS, Layout, MeldGroup
+from vision.layout.grouping import LAID_SORTED, sort_breaks
 
 COMPLETE_BONUS = 3.0  # log-odds a 14-tile photo's hand is complete: worth changing tiles up to e^3 = 20× less likely
+SORTED_BONUS = 1.5  # log-odds a hand laid sorted but for one tile was sorted: that tile's change up to e^1.5 dearer
 MAX_CHANGE_COST = 8.0  # never read a box as a class under e^-8 of its top-1 (constraints cannot force more)
 DOUBTFUL_P = 0.7  # a reading below this probability is listed as doubtful, with its alternatives
 LOW_CONFIDENCE_P = 0.5  # a reading below this after the constraints asks for a retake...
@@ -219,6 +223,7 @@ class _Problem:
     concealed0: np.ndarray  # concealed counts per class in the top-1 reading
     with_melds: bool
     want_complete: bool
+    want_sorted: bool = False  # the concealed row read in order is sorted but for one break (``SORTED_BONUS``)
 
     def complete(self, concealed: list[int]) -> bool:
         """Whether concealed counts per class make a complete hand (a box read as ``other`` never does)."""
@@ -226,6 +231,13 @@ class _Problem:
             return False
         tiles = concealed[:27]
         return is_standard(tiles) or (not self.with_melds and sum(tiles) == 14 and is_seven_pairs(tiles))
+
+
+def _sorted_but_one(dets: Detections, variables: list[_Var]) -> bool:
+    """A concealed row of ``LAID_SORTED`` tiles or more, read at top-1, that breaks the players' sorted order
+    once: a hand laid sorted with one tile misread, or a drawn tile put at the end."""
+    row = np.array([v.options[0][0] for v in variables if v.role == "concealed" and v.options])
+    return len(row) >= LAID_SORTED and sort_breaks(row) == 1
 
 
 def _solve(problem: _Problem) -> tuple[list[int], bool]:
@@ -240,6 +252,8 @@ def _solve(problem: _Problem) -> tuple[list[int], bool]:
     choice = [0] * len(variables)
     over0 = set(np.flatnonzero(problem.counts0[:27] > COPIES).tolist())
     bonus = COMPLETE_BONUS if problem.want_complete else 0.0
+    sorted_bonus = SORTED_BONUS if problem.want_sorted else 0.0
+    row = [vi for vi, var in enumerate(variables) if var.role == "concealed"]  # in the row's order
     moves: list[tuple[float, int, int]] = []  # (cost, variable, option)
     for vi, var in enumerate(variables):
         top_tile, top_logp = var.options[0] if var.options else (-1, 0.0)
@@ -247,17 +261,19 @@ def _solve(problem: _Problem) -> tuple[list[int], bool]:
             cost = top_logp - logp
             # only concealed tiles decide completeness; any tile may relieve an over-used one; `other` is no way
             # out of either (a foreign tile is too unlikely at a Guiyang table to explain a misread)
-            if tile != OTHER and cost <= MAX_CHANGE_COST and (top_tile in over0 or (cost < bonus
-                                                                                    and var.role == "concealed")):
+            if tile != OTHER and cost <= MAX_CHANGE_COST and (top_tile in over0 or (
+                    cost < max(bonus, sorted_bonus) and var.role == "concealed")):
                 moves.append((cost, vi, oi))
     moves.sort()
 
     counts0 = problem.counts0.tolist()
     concealed0 = problem.concealed0.tolist()
 
-    def evaluate(state: tuple[int, ...]) -> tuple[bool, bool]:
+    def evaluate(state: tuple[int, ...]) -> tuple[bool, float]:
+        """Whether the state is feasible, and the bonus it earns."""
         counts = counts0[:]
         concealed = concealed0[:]
+        tiles = {vi: variables[vi].options[0][0] for vi in row}
         for m in state:
             _, vi, oi = moves[m]
             var = variables[vi]
@@ -267,8 +283,14 @@ def _solve(problem: _Problem) -> tuple[list[int], bool]:
             if var.role == "concealed":
                 concealed[old] -= 1
                 concealed[new] += 1
+                tiles[vi] = new
         feasible = max(counts[:27]) <= COPIES
-        return feasible, bool(bonus) and feasible and problem.complete(concealed)
+        if not feasible:
+            return False, 0.0
+        earned = bonus if bonus and problem.complete(concealed) else 0.0
+        if sorted_bonus and sort_breaks(np.array([tiles[vi] for vi in row])) == 0:
+            earned += sorted_bonus
+        return True, earned
 
     # Sets of moves in order of total cost: moves are sorted by cost, so from a set ending in move m the next
     # dearer sets are "append m+1" and "replace m by m+1"; every set is reached once, two pushes per pop.
@@ -278,14 +300,14 @@ def _solve(problem: _Problem) -> tuple[list[int], bool]:
     expansions = 0
     while heap and expansions < MAX_EXPANSIONS:
         cost, state = heapq.heappop(heap)
-        if cost - bonus >= best_value:
+        if cost - bonus - sorted_bonus >= best_value:
             break  # nothing dearer can win, even with the bonus
         expansions += 1
         chosen = [moves[m][1] for m in state]
         if len(set(chosen)) == len(chosen):  # one option per variable
-            feasible, complete = evaluate(state)
+            feasible, earned = evaluate(state)
             if feasible:
-                value = cost - (bonus if complete else 0.0)
+                value = cost - earned
                 if value < best_value:
                     best_value, best_state = value, state
         last = state[-1] if state else -1
@@ -397,7 +419,8 @@ def read(dets: Detections, lay: Layout, image: np.ndarray | None = None, *, use_
     solvable = [v for v in variables if v.options]
     readable = all(any(t < 27 for t, _ in v.options) for v in variables if v.role == "concealed")
     problem = _Problem(solvable, counts0, concealed0, bool(lay.melds),
-                       prefer_complete and lay.count == 14 and not lay.holes and readable)
+                       prefer_complete and lay.count == 14 and not lay.holes and readable,
+                       _sorted_but_one(dets, variables))
     if use_constraints:
         choice, feasible = _solve(problem)
     else:
@@ -409,8 +432,6 @@ def read(dets: Detections, lay: Layout, image: np.ndarray | None = None, *, use_
         tile = chosen.get(id(var), OTHER)
         return TILES[tile] if tile < 27 else "?"
 
-    if use_constraints:
-        out.changes = _changes(dets, variables, chosen, counts0)
     out.concealed_tiles = [tile_of(v) for v in variables if v.role == "concealed"]
     out.concealed = to_mpsz([t for t in out.concealed_tiles if t != "?"])
     meld_vars = iter(v for v in variables if v.role == "meld")
@@ -423,14 +444,19 @@ def read(dets: Detections, lay: Layout, image: np.ndarray | None = None, *, use_
         for t in out.concealed_tiles:
             counts[TILES.index(t)] += 1
         out.complete = problem.complete(counts)
+    if use_constraints:
+        out.changes = _changes(dets, variables, chosen, counts0, "complete hand" if out.complete else "the hand laid "
+                               "in order (players sort their tiles)")
     out.doubtful, low = _doubts(dets, variables, chosen, hidden, out.changes)
     out.retake = _retakes(dets, lay, image, out, feasible, low)
     out.ok = not out.retake
     return out
 
 
-def _changes(dets: Detections, variables: list[_Var], chosen: dict[int, int], counts0: np.ndarray) -> list[TileChange]:
-    """Every box whose reading differs from its detector top-1, with the rule that made the difference."""
+def _changes(dets: Detections, variables: list[_Var], chosen: dict[int, int], counts0: np.ndarray,
+             hand_rule: str) -> list[TileChange]:
+    """Every box whose reading differs from its detector top-1, with the rule that made the difference
+    (``hand_rule``: the one a concealed tile was changed by, when no tile was over-used)."""
     out = []
     for var in variables:
         if id(var) not in chosen:
@@ -447,7 +473,7 @@ def _changes(dets: Detections, variables: list[_Var], chosen: dict[int, int], co
             elif var.role == "meld":
                 reason = "a meld's tiles are identical"
             else:
-                reason = "at most 4 of a tile" if counts0[old] > COPIES else "complete hand"
+                reason = "at most 4 of a tile" if counts0[old] > COPIES else hand_rule
             p_old = float(dets.top3_prob[b, 0]) if dets.top3_class[b, 0] == old else float(dets.confidence[b])
             out.append(TileChange(b, CLASS_NAMES[old], CLASS_NAMES[new], p_old, _probability(dets, b, new), reason))
     return out

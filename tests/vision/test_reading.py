@@ -115,6 +115,25 @@ def test_complete_hand_is_preferred_when_cheap() -> None:
     assert plain.complete is False and plain.changes == []
 
 
+def test_a_sorted_hand_with_one_tile_out_of_order_takes_the_cheap_alternative_that_restores_it() -> None:
+    # 13 tiles, waiting: no completeness to go by; the owner sorted them, and a 1s read as 1p breaks the order.
+    tiles = names("3m 6m 4p 5p 7p 1s 2s 2s 3s 4s 6s 7s 8s")
+    dets = laid([tiles], alts={5: [("1p", 0.6), ("1s", 0.3), ("7p", 0.1)]})
+    reading = read(dets, layout(dets))
+    assert reading.concealed == to_mpsz(tiles)
+    assert [(c.box, c.old, c.new) for c in reading.changes] == [(5, "1p", "1s")]
+    assert "in order" in reading.changes[0].reason
+
+    # the same box sure of 1p (1s a hundred times less likely) stays 1p: the order is a hint, not a rule
+    sure = laid([tiles], alts={5: [("1p", 0.96), ("1s", 0.0096), ("7p", 0.01)]})
+    assert read(sure, layout(sure)).concealed_tiles[5] == "1p"
+
+    # an unsorted hand (a player who does not sort) is read as the detector sees it
+    mixed = names("7p 3m 1s 6m 5p 2s 4p 2s 8s 3s 7s 4s 6s")
+    dets = laid([mixed], alts={2: [("1p", 0.6), ("1s", 0.3), ("7p", 0.1)]})
+    assert read(dets, layout(dets)).concealed_tiles[2] == "1p"
+
+
 def test_complete_hand_does_not_overrule_a_confident_box() -> None:
     tiles = names("1m 2m 3m 4m 5m 6m 7p 8p 9p 2s 3s 4s 5s 9m")  # not complete, nothing doubtful
     dets = laid([tiles])
