@@ -54,6 +54,7 @@ WEAK_BOX = 0.3  # a box under this confidence was kept only for lying in a row b
 REJOIN_ACROSS = 1.0  # the rest of a hand lies under this many tile depths off the hand's line
 REJOIN_TWICE = 0.6  # a box whose centre lies under this many tile widths from a hand tile's is that tile again
 REJOIN_GAP = 2.5  # ...and starts under this many tile widths past its end (centre to centre)
+UNLIKE_HERE = "isolated box, unlike"  # a lone box the seat's layout found unlike a tile at its place
 STRAY_ALONE = 1.45  # without a wall: a river tile this many tile sizes from any other face-up tile is the flipped one
 STRAY_UNPLACED = 1.0  # ...or a tile the seats could not place, this far
 ALONE = 1.1  # ...alone: no face-up tile nearer than this many tile sizes along the table's axes (a row's: about 1.0)
@@ -627,10 +628,21 @@ def _without_gap_box(dets: Detections, lay: Layout) -> Layout:
 def _rejoin_hand(dets: Detections, lay: Layout) -> None:
     """A seat under 13 tiles whose hand row goes on past one end in a piece the one-hand layout left beside it
     (mixed tiles, no meld: from a seat the far hand's row bends in the top view), when the piece makes the count
-    13 or 14: the piece is the rest of the hand, joined at that end in the owner's order."""
-    piece = [u.box for u in lay.unassigned if u.reason.startswith(BESIDE_HAND)]
-    if not lay.concealed or not piece or lay.count >= min(LEGAL_COUNTS):
+    13 or 14: the piece is the rest of the hand, joined at that end in the owner's order. Without such a piece, a
+    lone box on the hand's line just past an end, left out as unlike a tile there (from a seat a side seat's
+    near tiles show large), is its end tile when that makes the count."""
+    if not lay.concealed or lay.count >= min(LEGAL_COUNTS):
         return
+    beside = [u.box for u in lay.unassigned if u.reason.startswith(BESIDE_HAND)]
+    lone = [u.box for u in lay.unassigned if u.reason.startswith(UNLIKE_HERE)]
+    if not (beside and _join_at_ends(dets, lay, beside, whole=True)) and lone:
+        _join_at_ends(dets, lay, lone, whole=False)
+
+
+def _join_at_ends(dets: Detections, lay: Layout, piece: list[int], whole: bool) -> bool:
+    """Join ``piece`` (boxes the seat left unassigned) to the hand's ends when the count is then 13 or 14: all of
+    it (``whole``: at one end, the piece lying along the hand's line), or those of it that lie on the line just
+    past either end. A box on one of the hand's tiles is that tile boxed twice. Whether it was joined."""
     a = math.radians(lay.angle)
     along, towards_owner = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
     centres = dets.centers.astype(np.float64)
@@ -640,26 +652,33 @@ def _rejoin_hand(dets: Detections, lay: Layout) -> None:
     near = {b: np.hypot(*(centres[hand] - centres[b]).T) for b in piece}
     twice = {b: hand[int(d.argmin())] for b, d in near.items() if d.min() < REJOIN_TWICE * width}
     piece = [b for b in piece if b not in twice]
-    if not piece or lay.count + len(piece) not in LEGAL_COUNTS:
-        return
+    if not piece:
+        return False
     u_hand, u_piece = centres[hand] @ along, centres[piece] @ along
     off = np.abs(centres[piece] @ towards_owner - float(np.median(centres[hand] @ towards_owner)))
-    if (off > REJOIN_ACROSS * depth).any():
-        return
     after, before = u_piece > u_hand.max(), u_piece < u_hand.min()
-    if after.all() and u_piece.min() - u_hand.max() < REJOIN_GAP * width:
-        side = 1
-    elif before.all() and u_hand.min() - u_piece.max() < REJOIN_GAP * width:
-        side = -1
+    on_line = off <= REJOIN_ACROSS * depth
+    if whole:  # the piece starts close past one end
+        if not on_line.all() or not ((after.all() and u_piece.min() - u_hand.max() < REJOIN_GAP * width)
+                                     or (before.all() and u_hand.min() - u_piece.max() < REJOIN_GAP * width)):
+            return False
     else:
-        return
-    order = [piece[k] for k in np.argsort(u_piece)]
-    placed = [PlacedTile(b, CLASS_NAMES[int(dets.class_id[b])]) for b in order]
-    lay.concealed = lay.concealed + placed if side > 0 else placed + lay.concealed
+        after &= u_piece - u_hand.max() < REJOIN_GAP * width
+        before &= u_hand.min() - u_piece < REJOIN_GAP * width
+        keep = on_line & (after | before)
+        piece, u_piece, after = [b for b, k in zip(piece, keep, strict=True) if k], u_piece[keep], after[keep]
+    if not piece or lay.count + len(piece) not in LEGAL_COUNTS:
+        return False
+    order = np.argsort(u_piece)
+    first = [PlacedTile(piece[k], CLASS_NAMES[int(dets.class_id[piece[k]])]) for k in order if not after[k]]
+    last = [PlacedTile(piece[k], CLASS_NAMES[int(dets.class_id[piece[k]])]) for k in order if after[k]]
+    lay.concealed = first + lay.concealed + last
+    if whole:
+        lay.unassigned = [Unassigned(u.box, f"overlaps box {twice[u.box]} (two boxes on one tile)") if u.box in twice
+                          else u for u in lay.unassigned]
     lay.unassigned = [u for u in lay.unassigned if u.box not in set(piece)]
-    lay.unassigned = [Unassigned(u.box, f"overlaps box {twice[u.box]} (two boxes on one tile)") if u.box in twice
-                      else u for u in lay.unassigned]
     lay.notes.append(f"{len(piece)} tile(s) beside the hand's end taken into it (the count says they are the hand's)")
+    return True
 
 
 def _gather_river(dets: Detections, lay: Layout) -> None:

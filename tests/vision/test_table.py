@@ -240,6 +240,27 @@ def test_the_rest_of_a_bent_hand_left_beside_it_is_joined_when_the_count_says_so
     assert len(lay.concealed) == 9 and len(lay.unassigned) == 7
 
 
+def test_a_lone_box_unlike_a_tile_just_past_a_short_hands_end_is_its_end_tile() -> None:
+    """From a seat a side seat's nearest tile shows large and a little apart: the one-hand layout leaves it out
+    as unlike a tile there. A hand a tile short takes it in at that end; a hand that holds 13 already does not."""
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1s", "1s", "2s"]
+    boxes = [(k * (W + 2), 0.0, n) for k, n in enumerate(hand)] + [(-1.4 * (W + 2), 0.1 * H, "9m")]
+    dets, _ = with_boxes(Detections.empty((SIZE, SIZE)), boxes, [(W, H)] * len(hand) + [(1.5 * W, 1.5 * H)])
+
+    def short_hand(tiles: int) -> Layout:
+        unlike = "isolated box, unlike a tile here (size or confidence)"
+        return Layout(concealed=[PlacedTile(k, n) for k, n in enumerate(hand[:tiles])], tile_size=(W, H),
+                      angle=0.0, unassigned=[Unassigned(len(hand), unlike)])
+
+    lay = short_hand(12)
+    _rejoin_hand(dets, lay)
+    assert [p.tile for p in lay.concealed] == ["9m", *hand] and lay.unassigned == []
+    lay = Layout(concealed=[PlacedTile(k, n) for k, n in enumerate(hand)] + [PlacedTile(99, "3s")],
+                 tile_size=(W, H), angle=0.0, unassigned=short_hand(12).unassigned)
+    _rejoin_hand(dets, lay)  # 13 already
+    assert len(lay.concealed) == 13 and len(lay.unassigned) == 1
+
+
 # A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
 SQUARE = (W + H) / 2 ** 0.5
 HEAP_SHAPES = [(SQUARE, SQUARE), (W, H), (H, W)]
