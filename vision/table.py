@@ -33,8 +33,17 @@ import numpy as np
 
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
 from vision.detections import Detections
-from vision.layout import LEGAL_COUNTS, Layout, PlacedTile, Unassigned, arrange, build, layout_table
-from vision.layout.grouping import sort_breaks
+from vision.layout import (
+    LEGAL_COUNTS,
+    Layout,
+    MeldGroup,
+    PlacedTile,
+    Unassigned,
+    arrange,
+    build,
+    layout_table,
+)
+from vision.layout.grouping import LAID_SORTED, sort_breaks
 from vision.layout.perspective import top_view
 from vision.layout.roles import BESIDE_HAND
 from vision.layout.table import table_angle
@@ -298,6 +307,7 @@ def table_layout(photo_dets: Detections) -> TableLayout:
     seats = [_without_gap_box(seat_dets, lay) for lay in layout_table(seat_dets)]
     for lay in seats:
         _rejoin_hand(seat_dets, lay)
+        _meld_at_hand_end(seat_dets, lay)
         _gather_river(seat_dets, lay)
     wall = sorted(wall + [int(rest[b]) for b in _loose_backs(seat_dets, seats)])
     if len(wall) >= WALL_SHORT:
@@ -679,6 +689,36 @@ def _join_at_ends(dets: Detections, lay: Layout, piece: list[int], whole: bool) 
     lay.unassigned = [u for u in lay.unassigned if u.box not in set(piece)]
     lay.notes.append(f"{len(piece)} tile(s) beside the hand's end taken into it (the count says they are the hand's)")
     return True
+
+
+def _meld_at_hand_end(dets: Detections, lay: Layout) -> None:
+    """Two to four of one tile at an end of a hand row otherwise sorted, breaking its order: a meld laid against
+    the hand (from a seat the gap closes up, or shows as a missed tile; two seen: a pong with one tile missed),
+    when the count of the tiles seen is then legal and was not. A hand is sorted by its owner; a triplet that keeps
+    the order stays concealed."""
+    seen = len(lay.concealed) + 3 * len(lay.melds)  # a gap before such a meld is no missed tile (no hole)
+    if seen in LEGAL_COUNTS or len(lay.concealed) < LAID_SORTED + 2:
+        return
+    names = [p.tile for p in lay.concealed]
+    cls = np.array([CLASS_NAMES.index(n) if n in CLASS_NAMES else -1 for n in names])
+    found = []
+    for end in (1, -1):
+        row = names if end == 1 else names[::-1]
+        run = next((n for n in range(4, 1, -1) if len(set(row[-n:])) == 1), 0)
+        if not run or row[-1] == "back":
+            continue
+        rest = cls[:-run] if end == 1 else cls[run:]
+        if not sort_breaks(rest) and sort_breaks(cls):
+            found.append((end, run, row[-1]))
+    if len(found) != 1 or seen - found[0][1] + 3 not in LEGAL_COUNTS:  # none, or either end could be it
+        return
+    end, run, tile = found[0]
+    tiles = lay.concealed[-run:] if end == 1 else lay.concealed[:run]
+    lay.concealed = lay.concealed[:-run] if end == 1 else lay.concealed[run:]
+    lay.melds.append(MeldGroup("kong" if run == 4 else "pong", tile, list(tiles), missing=max(0, 3 - run),
+                               confidence=0.6))
+    lay.holes = 0
+    lay.notes.append(f"{run} of {tile} at the hand's end, out of its order, taken for a meld laid against it")
 
 
 def _gather_river(dets: Detections, lay: Layout) -> None:

@@ -25,6 +25,7 @@ from vision.layout import Layout, MeldGroup, PlacedTile, Unassigned, arrange
 from vision.layout import build as build_layout
 from vision.table import (
     _backs_on_wall_line,
+    _meld_at_hand_end,
     _over_wall,
     _rejoin_hand,
     find_flipped,
@@ -259,6 +260,26 @@ def test_a_lone_box_unlike_a_tile_just_past_a_short_hands_end_is_its_end_tile() 
                  tile_size=(W, H), angle=0.0, unassigned=short_hand(12).unassigned)
     _rejoin_hand(dets, lay)  # 13 already
     assert len(lay.concealed) == 13 and len(lay.unassigned) == 1
+
+
+def test_a_pair_out_of_a_sorted_hands_order_at_its_end_is_a_pong_missing_a_tile_when_the_count_says_so() -> None:
+    """From a seat a pong laid against the hand can join its row, one of its tiles missed: 12 tiles, the last two
+    alike and out of the owner's order. They are a pong (one tile missed): 13. When either end could be such a
+    meld, or the run keeps the order (a concealed triplet), nothing is changed."""
+    def seat(tiles: str, holes: int = 0) -> Layout:
+        names = [tiles[k:k + 2] for k in range(0, len(tiles), 2)]
+        return Layout(concealed=[PlacedTile(k, n) for k, n in enumerate(names)], holes=holes)
+
+    lay = seat("1m2m5m1p3p9p2s4s6s9s8p8p", holes=1)  # the gap before the pong taken for a missed tile
+    _meld_at_hand_end(Detections.empty(), lay)
+    assert "".join(p.tile for p in lay.concealed) == "1m2m5m1p3p9p2s4s6s9s"
+    assert [(m.type, m.tile, m.missing) for m in lay.melds] == [("pong", "8p", 1)] and lay.count == 13
+
+    for tiles in ("9m9m3p4p7p9p5s6s5m5m5m",  # 11 + 1: either end breaks the order
+                  "1m2m3m4p5p6p7s8s9s9s9s9s"):  # sorted: the triplet is the hand's
+        lay = seat(tiles)
+        _meld_at_hand_end(Detections.empty(), lay)
+        assert lay.melds == [] and "".join(p.tile for p in lay.concealed) == tiles
 
 
 # A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
