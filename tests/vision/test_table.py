@@ -8,6 +8,8 @@ import copy
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.table_photo import (
     TableMeld,
@@ -515,3 +517,21 @@ def test_rendered_tables_read_with_the_shipped_models(detector) -> None:
             total += 1
             exact += want["concealed"] == got.concealed and want["river"] == got.river
     assert exact >= total - 2, f"{exact} of {total} seats read exactly"
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@settings(max_examples=40, deadline=None)
+@given(boxes=st.lists(st.tuples(st.floats(-50, 2000), st.floats(-50, 2000), st.floats(0, 120), st.floats(0, 120),
+                                st.integers(0, 28), st.sampled_from([0.25, 0.3, 0.6, 0.95])), max_size=150))
+def test_arbitrary_boxes_never_break_the_table_layout_or_its_answer(
+        boxes: list[tuple[float, float, float, float, int, float]]) -> None:
+    xyxy = np.array([[x, y, x + w, y + h] for x, y, w, h, *_ in boxes]).reshape(-1, 4)
+    dets = Detections(xyxy, np.array([p for *_, p in boxes]), np.array([c for *_, c, _ in boxes], dtype=int),
+                      image_size=(2000, 2000))
+    read = answer(dets)
+    assert len(read.seats) == 4 and len(read.detections) == len(boxes)
+    table = table_layout(dets)
+    placed = [int(table.seat_boxes[p.box]) for lay in table.seats for p in lay.concealed + lay.river]
+    placed += [int(table.seat_boxes[b]) for lay in table.seats for g in lay.melds for b in g.boxes]
+    placed += table.wall + table.heap + ([table.flipped] if table.flipped is not None else [])
+    assert len(placed) == len(set(placed))  # no box in two places
