@@ -233,7 +233,7 @@ class _Problem:
         return is_standard(tiles) or (not self.with_melds and sum(tiles) == 14 and is_seven_pairs(tiles))
 
 
-def _sorted_but_one(dets: Detections, variables: list[_Var]) -> bool:
+def _sorted_but_one(variables: list[_Var]) -> bool:
     """A concealed row of ``LAID_SORTED`` tiles or more, read at top-1, that breaks the players' sorted order
     once: a hand laid sorted with one tile misread, or a drawn tile put at the end."""
     row = np.array([v.options[0][0] for v in variables if v.role == "concealed" and v.options])
@@ -420,7 +420,7 @@ def read(dets: Detections, lay: Layout, image: np.ndarray | None = None, *, use_
     readable = all(any(t < 27 for t, _ in v.options) for v in variables if v.role == "concealed")
     problem = _Problem(solvable, counts0, concealed0, bool(lay.melds),
                        prefer_complete and lay.count == 14 and not lay.holes and readable,
-                       _sorted_but_one(dets, variables))
+                       _sorted_but_one(variables))
     if use_constraints:
         choice, feasible = _solve(problem)
     else:

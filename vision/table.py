@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.classes import BACK, CLASS_NAMES, SUITED_TILES
-from vision.detections import Detections
+from vision.detections import Detections, box_intersection
 from vision.layout import (
     LEGAL_COUNTS,
     Layout,
@@ -307,7 +307,7 @@ def table_layout(photo_dets: Detections) -> TableLayout:
     seats = [_without_gap_box(seat_dets, lay) for lay in layout_table(seat_dets)]
     for lay in seats:
         _rejoin_hand(seat_dets, lay)
-        _meld_at_hand_end(seat_dets, lay)
+        _meld_at_hand_end(lay)
         _gather_river(seat_dets, lay)
     wall = sorted(wall + [int(rest[b]) for b in _loose_backs(seat_dets, seats)])
     if len(wall) >= WALL_SHORT:
@@ -431,8 +431,7 @@ def _raised_in_hand(photo_dets: Detections, wall: list[int], seats: list[Layout]
     if len(found) != 1:
         return None
     lay, box = found[0]
-    lay.concealed = [p for p in lay.concealed if p.box != box]
-    lay.notes.append("the flipped tile lies on the wall in front of this hand, hiding one of its tiles")
+    _take_out(lay, box, "the flipped tile lies on the wall in front of this hand, hiding one of its tiles")
     return box
 
 
@@ -449,21 +448,20 @@ def _over_wall(photo_dets: Detections, wall: list[int], seats: list[Layout], res
             k = int(rest[box])
             if photo_dets.class_id[k] == BACK:
                 continue
-            x0, y0, x1, y1 = photo_dets.xyxy[k].astype(np.float64)
-            w = np.clip(np.minimum(x1, wall_xyxy[:, 2]) - np.maximum(x0, wall_xyxy[:, 0]), 0, None)
-            h = np.clip(np.minimum(y1, wall_xyxy[:, 3]) - np.maximum(y0, wall_xyxy[:, 1]), 0, None)
-            if (w * h).sum() >= OVER_WALL * (x1 - x0) * (y1 - y0):
+            face = photo_dets.xyxy[[k]].astype(np.float64)
+            area = float(np.prod(face[0, 2:] - face[0, :2]))
+            if box_intersection(face, wall_xyxy).sum() >= OVER_WALL * area:
                 found.append((lay, box))
     if len(found) != 1:
         return None
     lay, box = found[0]
-    lay.concealed = [p for p in lay.concealed if p.box != box]
     _take_out(lay, box, "a tile lying on the wall taken for the flipped tile")
     return box
 
 
 def _take_out(lay: Layout, box: int, note: str) -> None:
-    """Take ``box`` out of a seat's layout (river, lone tile, unplaced, melds), saying why in its notes."""
+    """Take ``box`` out of a seat's layout (hand, river, lone tile, unplaced, melds), saying why in its notes."""
+    lay.concealed = [p for p in lay.concealed if p.box != box]
     lay.river = [p for p in lay.river if p.box != box]
     if lay.indicator is not None and lay.indicator.box == box:
         lay.indicator = None
@@ -686,12 +684,13 @@ def _join_at_ends(dets: Detections, lay: Layout, piece: list[int], whole: bool) 
     if whole:
         lay.unassigned = [Unassigned(u.box, f"overlaps box {twice[u.box]} (two boxes on one tile)") if u.box in twice
                           else u for u in lay.unassigned]
-    lay.unassigned = [u for u in lay.unassigned if u.box not in set(piece)]
+    joined = set(piece)
+    lay.unassigned = [u for u in lay.unassigned if u.box not in joined]
     lay.notes.append(f"{len(piece)} tile(s) beside the hand's end taken into it (the count says they are the hand's)")
     return True
 
 
-def _meld_at_hand_end(dets: Detections, lay: Layout) -> None:
+def _meld_at_hand_end(lay: Layout) -> None:
     """Two to four of one tile at an end of a hand row otherwise sorted, breaking its order: a meld laid against
     the hand (from a seat the gap closes up, or shows as a missed tile; two seen: a pong with one tile missed),
     when the count of the tiles seen is then legal and was not. A hand is sorted by its owner; a triplet that keeps

@@ -273,14 +273,14 @@ def test_a_pair_out_of_a_sorted_hands_order_at_its_end_is_a_pong_missing_a_tile_
         return Layout(concealed=[PlacedTile(k, n) for k, n in enumerate(names)], holes=holes)
 
     lay = seat("1m2m5m1p3p9p2s4s6s9s8p8p", holes=1)  # the gap before the pong taken for a missed tile
-    _meld_at_hand_end(Detections.empty(), lay)
+    _meld_at_hand_end(lay)
     assert "".join(p.tile for p in lay.concealed) == "1m2m5m1p3p9p2s4s6s9s"
     assert [(m.type, m.tile, m.missing) for m in lay.melds] == [("pong", "8p", 1)] and lay.count == 13
 
     for tiles in ("9m9m3p4p7p9p5s6s5m5m5m",  # 11 + 1: either end breaks the order
                   "1m2m3m4p5p6p7s8s9s9s9s9s"):  # sorted: the triplet is the hand's
         lay = seat(tiles)
-        _meld_at_hand_end(Detections.empty(), lay)
+        _meld_at_hand_end(lay)
         assert lay.melds == [] and "".join(p.tile for p in lay.concealed) == tiles
 
 
