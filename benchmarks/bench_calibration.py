@@ -56,8 +56,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the calibration photo's seed; test photos use the next ones")
     parser.add_argument("--weight", type=float, default=CALIBRATION_WEIGHT)
     parser.add_argument("--temperature", type=float, default=TEMPERATURE)
+    parser.add_argument("--classifier", default="default", help="crop classifier ONNX (default: the shipped one)")
     args = parser.parse_args()
-    detector = get_detector()
+    detector = get_detector(classifier=args.classifier)
     classifier = detector.classifier
     if classifier is None:
         raise SystemExit("no crop classifier: calibration needs one")

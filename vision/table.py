@@ -335,6 +335,8 @@ def table_layout(photo_dets: Detections) -> TableLayout:
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
             flipped = int(rest[face])
+            for lay in seats:  # a flipped tile taken out of a hand's row may have stood among a meld laid against it
+                _meld_at_hand_end(lay)
     # The reading crops and checks the photo's own boxes; the layouts hold box indices only.
     seat_dets = photo_dets[rest] if len(rest) else Detections.empty(photo_dets.image_size)
     seat_dets.image_size = photo_dets.image_size

@@ -167,6 +167,26 @@ def test_the_flipped_tile_laid_on_the_wall_over_a_hand_tile_is_taken_out_of_the_
     assert read.flipped is None and read.detections[added[-1]].role == "hand"
 
 
+def test_a_pong_laid_against_a_hand_is_found_once_the_flipped_tile_on_the_wall_is_taken_out_of_its_row() -> None:
+    """From a seat, a pong laid against the far hand joins its row with one of its tiles missed, and the flipped
+    tile laid on the wall shows at the row's end: 13 boxes, a legal count, so the pong is not looked for. Once the
+    raised tile is taken for the flipped one the row holds 12, the last two alike and out of the owner's order:
+    they are the pong, and the hand holds 13 again."""
+    seats = copy.deepcopy(WON.seats)
+    hand = ["1m", "2m", "3m", "6p", "7p", "8p", "3s", "4s", "5s", "6s"]
+    seats[2] = SeatTiles(hand + ["9p", "9p"], [], [])
+    plan = build(TablePlan(seats, wall=0, flipped=None))
+    last, before = plan.dets.centers[plan.concealed[2][-1]], plan.dets.centers[plan.concealed[2][-2]]
+    x_next = float(2 * last[0] - before[0]) - SIZE / 2  # one tile past the row's end
+    wall = [(x_next + (i - 2) * (W + 1), -12.5 * W + 1.5 * H, "back") for i in range(5)]  # in front of that end
+    raised = (x_next, -12.5 * W + 0.2 * H, "4m")
+    dets, added = with_boxes(plan.dets, wall + [raised], [(W, H)] * 5 + [(1.3 * W, 1.3 * H)])
+    read = answer(dets)
+    assert read.flipped == "4m" and read.detections[added[-1]].role == "flipped"
+    assert read.seats[2].concealed == hand
+    assert [(m.type, m.tile) for m in read.seats[2].melds] == [("pong", "9p")]
+
+
 def test_backs_a_seat_grouped_on_the_walls_line_are_wall_and_a_konged_row_keeps_its_own() -> None:
     """From a seat the wall lies close in front of the far hand; a stack or two of it missed leaves lone backs
     past the piece found, which the seat's layout can group as a 闷豆 (concealed kong). Backs alone on the
