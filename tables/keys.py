@@ -17,14 +17,22 @@ MAX_KEY = 200  # longer than any key made here; a longer one is not hashed, just
 _VIEW_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 
 
+def _token(nbytes: int) -> str:
+    """``nbytes`` random bytes, URL-safe, never beginning with "-": a command line (``--key -Ab…``) would take such
+    a key for an option (a 64th of the keys lost, a fraction of a bit)."""
+    while (token := secrets.token_urlsafe(nbytes)).startswith("-"):
+        pass
+    return token
+
+
 def new_edit_key() -> str:
     """256 random bits, URL-safe (43 characters)."""
-    return secrets.token_urlsafe(32)
+    return _token(32)
 
 
 def new_view_id() -> str:
     """128 random bits, URL-safe (22 characters); unrelated to the table id, so a view link names no table."""
-    return secrets.token_urlsafe(16)
+    return _token(16)
 
 
 def is_view_id(text: object) -> bool:

@@ -17,7 +17,7 @@ from pipeline.settings import Settings
 from pipeline.table_models import TableCreated
 from tables import TableStore
 from tables.db import downgrade
-from tables.keys import is_view_id
+from tables.keys import is_view_id, new_edit_key, new_view_id
 from tables.schema import idempotency_keys
 from tests.tables.support import ADMIN, bearer, entered, win_round
 
@@ -309,3 +309,12 @@ def test_cli_hands_out_keys_and_links(capsys, sqlite_url):
     assert main(["table", "key", "0123456789ab", "--db", sqlite_url]) == 2
     assert main(["table", "list", "--db", sqlite_url, "--offset", "9223372036854775808"]) == 2
 
+
+
+def test_no_key_or_view_id_begins_like_a_command_line_option():
+    """A key beginning with "-" (one in 64 of URL-safe tokens) would be taken for an option after ``--key``."""
+    keys = [new_edit_key() for _ in range(2000)]
+    views = [new_view_id() for _ in range(2000)]
+    assert not [k for k in keys + views if k.startswith("-")]
+    assert {len(k) for k in keys} == {43} and all(is_view_id(v) for v in views)
+    assert len(set(keys)) == len(keys)
