@@ -1155,6 +1155,7 @@ async function flushQueue() {
   if (flushing || !navigator.onLine) return;
   flushing = true;
   let sent = 0;
+  let last = 0; // the number of the last round the server took
   try {
     let items = queued();
     while (items.length) {
@@ -1169,6 +1170,7 @@ async function flushQueue() {
       setQueued(items);
       sent += 1;
       if (!T.table || T.table.id !== q.table) continue;
+      if (r.ok) last = Math.max(last, r.data.number);
       if (r.ok) roundStatus(L(`离线记的第 ${r.data.number} 局已发送。`, `Sent the round kept offline: round ${r.data.number}.`));
       else {
         if (T.editing == null) { resetRoundForm(true, stateOf(q.body.round)); keepDraft(); }
@@ -1178,7 +1180,21 @@ async function flushQueue() {
   } finally {
     flushing = false;
     renderQueue();
-    if (sent && T.table && !T.readonly) await reloadTable();
+    if (sent && T.table && !T.readonly) await reloadShowing(last);
+  }
+}
+
+// Just back online, a read can still be answered from the offline copy (the service worker's network may return
+// after the page's): read again, a second apart, until the rounds just sent are shown.
+async function reloadShowing(number, tries = 5) {
+  for (let i = 0; i < tries; i += 1) {
+    try {
+      await reloadTable();
+    } catch {
+      // no answer yet: try again
+    }
+    if (T.rounds.some((r) => r.number >= number)) return;
+    await new Promise((ok) => setTimeout(ok, 1000));
   }
 }
 

@@ -266,3 +266,38 @@ def test_an_edit_link_keeps_its_key_out_of_the_address_bar(browser, served):
     page.locator("#share").click()
     expect(page.locator("#edit-link")).to_have_value(f"{url}/#table={table['id']}&key={key}")
     page.close()
+
+
+def test_a_round_sent_on_return_shows_even_when_the_first_read_is_the_offline_copy(browser, served):
+    """Back online the page sends the round it kept and reads the table again; that read can still be answered
+    from the offline copy (a service worker's network can return after the page's). The page reads again until
+    the round it sent is shown."""
+    _app, url = served
+    page = browser.new_page(service_workers="block", **PHONE)  # the route below sees every request
+    page.goto(url + "/#table")
+    for seat, name in enumerate(NAMES):
+        page.fill(f"#t-p{seat}", name)
+    page.locator("#t-start").click()
+    typed_round(page, 0)
+    save(page, "第 1 局已保存")
+    table_id = page.evaluate("T.table.id")
+    offline_copy = page.request.get(f"{url}/v1/tables/{table_id}/rounds").text()  # one round
+    page.context.set_offline(True)
+    typed_round(page, 1)
+    page.locator("#save-round").click()
+    expect(page.locator("#queue-note")).to_be_visible()
+    stale = []
+
+    def first_read_stale(route):
+        if stale or route.request.method != "GET":
+            route.continue_()
+        else:
+            stale.append(route.request.url)
+            route.fulfill(status=200, content_type="application/json", body=offline_copy)
+
+    page.route(f"**/v1/tables/{table_id}/rounds", first_read_stale)
+    page.context.set_offline(False)
+    expect(page.locator("#queue-note")).to_be_hidden()
+    expect(page.locator("#history tr[data-round]")).to_have_count(2)
+    assert stale and len(api_table(page, url)[1]) == 2
+    page.close()
