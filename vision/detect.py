@@ -212,7 +212,10 @@ class Detector:
         texture = texture_map(view) if len(found) == 0 else None
         if tile_px is None:
             return plan_windows(image_size, self.size, found.xyxy, texture)
-        return plan_windows(image_size, self.size, found.xyxy, texture, min_tile_px=math.inf, target_tile_px=tile_px)
+        wins = plan_windows(image_size, self.size, found.xyxy, texture, min_tile_px=math.inf, target_tile_px=tile_px)
+        if wins and len(found):
+            wins += _far_edge(wins, found.xyxy, image_size)
+        return wins
 
     def _predict(self, img: np.ndarray, x0: int, y0: int, conf: float,
                  window: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -231,6 +234,16 @@ class Detector:
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.pad_y) / lb.scale + y0
         nh, nw = round(img.shape[0] * lb.scale), round(img.shape[1] * lb.scale)
         return boxes, scores[keep], canvas[lb.pad_y:lb.pad_y + nh, lb.pad_x:lb.pad_x + nw]
+
+
+def _far_edge(wins: list[Window], boxes: np.ndarray, image_size: tuple[int, int]) -> list[Window]:
+    """One more window per column of the planned ones, of their size, centred on the top edge of the tiles found:
+    from a seat, the far hand's row, small, squashed and upside down, can be missed by the first pass entirely and
+    then lies at the planned windows' top edge, where the detector finds it worst (or past it)."""
+    w, h = image_size
+    side_x, side_y = wins[0].x1 - wins[0].x0, wins[0].y1 - wins[0].y0
+    y0 = int(max(0, min(h - side_y, float(boxes[:, 1].min()) - side_y / 2)))
+    return [Window(x, y0, min(x + side_x, w), min(y0 + side_y, h)) for x in sorted({v.x0 for v in wins})]
 
 
 def unturn_boxes(boxes: np.ndarray, quarters: int, image_size: tuple[int, int]) -> np.ndarray:

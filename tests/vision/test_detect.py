@@ -23,6 +23,7 @@ from vision.detect import (
     WINDOW_LINEAR_FROM,
     Detector,
     ImageError,
+    _far_edge,
     _postprocess,
     detect,
     in_a_row,
@@ -32,6 +33,7 @@ from vision.detect import (
     unturn_boxes,
 )
 from vision.detections import Detections, box_iou
+from vision.tiling import Window
 from vision.training.evaluate import (
     EvalResult,
     _ap,
@@ -123,6 +125,20 @@ def test_a_window_is_scaled_bilinearly_and_the_whole_photo_area_averaged(monkeyp
     detector._predict(photo, 0, 0, 0.25)
     detector._predict(window, 400, 200, 0.25, window=True)
     assert seen == [((1224, 1632), True, 1.0), ((758, 758), False, WINDOW_LINEAR_FROM)]
+
+
+def test_a_table_photo_gets_a_window_per_column_centred_on_the_top_edge_of_its_tiles() -> None:
+    """From a seat the far hand's row can be missed by the first pass and lie at the planned windows' top edge:
+    one more window per planned column, of the planned size, centred on the top edge of the tiles found, inside
+    the photo."""
+    planned = [Window(x, y, x + 700, y + 700) for y in (300, 650) for x in (0, 450, 900)]
+    boxes = np.array([[100, 420, 160, 480], [900, 500, 960, 560], [300, 1200, 360, 1260]], np.float32)
+    extra = _far_edge(planned, boxes, (1600, 1600))
+    assert extra == [Window(x, 70, x + 700, 770) for x in (0, 450, 900)]
+    near_top = _far_edge(planned, boxes - [0, 300, 0, 300], (1600, 1600))
+    assert {(v.y0, v.y1) for v in near_top} == {(0, 700)}  # clamped to the photo
+    low = _far_edge(planned, boxes + [0, 1200, 0, 1200], (1600, 1700))
+    assert {(v.y0, v.y1) for v in low} == {(1000, 1700)}
 
 
 def test_postprocess_is_class_agnostic_and_gives_top3() -> None:
