@@ -1170,9 +1170,10 @@ async function flushQueue() {
       setQueued(items);
       sent += 1;
       if (!T.table || T.table.id !== q.table) continue;
-      if (r.ok) last = Math.max(last, r.data.number);
-      if (r.ok) roundStatus(L(`离线记的第 ${r.data.number} 局已发送。`, `Sent the round kept offline: round ${r.data.number}.`));
-      else {
+      if (r.ok) {
+        last = Math.max(last, r.data.number);
+        roundStatus(L(`离线记的第 ${r.data.number} 局已发送。`, `Sent the round kept offline: round ${r.data.number}.`));
+      } else {
         if (T.editing == null) { resetRoundForm(true, stateOf(q.body.round)); keepDraft(); }
         roundStatus(r.status === 409 ? savedElsewhere() : errorText(r), true);
       }
