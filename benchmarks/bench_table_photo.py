@@ -166,6 +166,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--size", type=int, default=V.TABLE_SIZE, help="scene side in pixels")
     ap.add_argument("--shared", type=Path, default=S.SHARED, help="the shared material folder (tile art)")
     ap.add_argument("--save", type=Path, help="write each scene's JPEG here (for a look)")
+    ap.add_argument("--phone", action="store_true",
+                    help="each scene as a phone's photo: widened to 4:3 (the table across the short side) and "
+                         "encoded at quality 90; with --size 3000, a 12 MP photo, decoded at half size")
     ap.add_argument("--speed", type=int, default=0, metavar="RUNS",
                     help="also time this many reads of a 12 MP photo (the issue's speed goal: p50 ≤ 1.5 s)")
     ap.add_argument("--heap", type=int, default=0, metavar="N",
@@ -195,20 +198,24 @@ def main(argv: list[str] | None = None) -> None:
     for i in range(args.n + args.heap):
         heap = i >= args.n
         camera, messy, winner = KINDS[i % len(KINDS)]
-        saved = args.detections / f"table_{args.seed}_{args.size}_{i:04d}.npz" if args.detections else None
+        name = f"table_{args.seed}_{args.size}{'_phone' if args.phone else ''}_{i:04d}.npz"
+        saved = args.detections / name if args.detections else None
         start = time.perf_counter()
         if saved is not None and saved.exists():
             photo, truth, river = load_scene(saved)
         else:
             scene = V.render_table_round(V.view_rng(args.seed, "table", i), names, args.size, camera, messy, winner,
                                          heap)
-            ok, jpeg = cv2.imencode(".jpg", scene.view.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            image, truth, quality = scene.view.scene.image, scene.to_json(), 92
+            if args.phone:
+                (image, truth), quality = as_phone_photo(image, truth), 90
+            ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
             assert ok
             if args.save:
                 (args.save / f"table_{i:04d}.jpg").write_bytes(jpeg.tobytes())
             start = time.perf_counter()
             photo = read_table_bytes(detector, jpeg.tobytes())
-            truth, river = scene.to_json(), scene.truth.river
+            river = scene.truth.river
             if saved is not None:
                 save_scene(saved, photo, truth, river)
         read = table_reading(photo)
@@ -294,6 +301,16 @@ def load_scene(path: Path) -> tuple[TablePhoto, dict, str]:
         full_size = tuple(int(v) for v in z["full_size"])
         truth, river = json.loads(str(z["truth"])), str(z["river"])
     return read_table_photo(None, None, full_size=full_size, found=dets), truth, river  # type: ignore[arg-type]
+
+
+def as_phone_photo(image: np.ndarray, truth: dict) -> tuple[np.ndarray, dict]:
+    """A square scene widened to 4:3 with the table's cloth drawn on at both sides (its edge columns carried
+    on: a flat fill would leave a straight edge beside the side seats' hands, which no photo has), and its
+    truth's boxes moved with it."""
+    pad = image.shape[1] // 6
+    wide = cv2.copyMakeBorder(image, 0, 0, pad, pad, cv2.BORDER_REPLICATE)
+    tiles = [{**t, "box": [t["box"][0] + pad, t["box"][1], t["box"][2] + pad, t["box"][3]]} for t in truth["tiles"]]
+    return wide, {**truth, "tiles": tiles}
 
 
 def twelve_mp_jpeg(names: list[str], seed: int, index: int = 0) -> bytes:
