@@ -110,18 +110,21 @@ TABLE_TURNS = (1, 3)
 TABLE_TILE_PX = 80
 
 
-def detect_table(detector: Detector, image: np.ndarray, deadline: Deadline | None = None) -> Detections:
-    """The detector's boxes on a decoded table photo, looked at as a table needs (``TABLE_TURNS``, windows)."""
-    return detector(image, deadline=deadline, turned=TABLE_TURNS, tile_px=TABLE_TILE_PX, turn_all=True)
+def detect_table(detector: Detector, image: np.ndarray, deadline: Deadline | None = None,
+                 sharper: np.ndarray | None = None) -> Detections:
+    """The detector's boxes on a decoded table photo, looked at as a table needs (``TABLE_TURNS``, windows);
+    ``sharper``: the photo at full size when ``image`` was decoded reduced (small tiles' crops are cut from it)."""
+    return detector(image, deadline=deadline, turned=TABLE_TURNS, tile_px=TABLE_TILE_PX, turn_all=True,
+                    sharper=sharper)
 
 
 def read_table_photo(detector: Detector, image: np.ndarray, deadline: Deadline | None = None,
                      start: float | None = None, full_size: tuple[int, int] | None = None,
-                     found: Detections | None = None) -> TablePhoto:
+                     found: Detections | None = None, sharper: np.ndarray | None = None) -> TablePhoto:
     """Detect, lay out and read one decoded table photo; ``found``: its detections when the caller has them (live
-    mode's tracked tiles): the detector does not run again."""
+    mode's tracked tiles): the detector does not run again; ``sharper``: as :func:`detect_table` takes it."""
     start = time.perf_counter() if start is None else start
-    dets = detect_table(detector, image, deadline) if found is None else found
+    dets = detect_table(detector, image, deadline, sharper) if found is None else found
     check(deadline)
     table = table_layout(dets)
     tiles = read_table_tiles(dets, table, image)
@@ -257,10 +260,16 @@ def read_table(detector: Detector, image: np.ndarray, deadline: Deadline | None 
 def read_table_bytes(detector: Detector, data: bytes | BinaryIO, field: str = "image",
                      deadline: Deadline | None = None) -> TablePhoto:
     """:func:`read_table_photo` on a photo's bytes (decoded here, a large JPEG at the reduced size the detector
-    needs): what ``POST /v1/read-table`` and ``zhuoji read-table`` run."""
+    needs, and at full size for the crops of its small tiles): what ``POST /v1/read-table`` and ``zhuoji
+    read-table`` run."""
     start = time.perf_counter()
+    if not isinstance(data, bytes | bytearray):
+        data = data.read()
     image, full_size = decode_photo(data, field, getattr(detector, "min_side", None))  # None: a stand-in detector
-    return read_table_photo(detector, image, deadline, start, full_size)
+    # A 12 MP photo is decoded at half size for the detector, where the far seats' tiles are 20-30 px: their
+    # crops are cut from the full size instead (docs/experiments/table-photo.md, "A phone's photo").
+    sharper = decode_photo(data, field)[0] if (image.shape[1], image.shape[0]) != full_size else None
+    return read_table_photo(detector, image, deadline, start, full_size, sharper=sharper)
 
 
 def annotated_table(photo: TablePhoto) -> np.ndarray:

@@ -58,24 +58,30 @@ def file_sha256(path: str | os.PathLike) -> str:
 
 
 def crop_tiles(img: np.ndarray, xyxy: np.ndarray, size: int = CROP_SIZE, margin: float = CROP_MARGIN,
-               aspect: float | None = None) -> np.ndarray:
+               aspect: float | None = None, sharper: np.ndarray | None = None) -> np.ndarray:
     """(N, size, size, 3) uint8 BGR crops: each box grown by ``margin`` per side, scaled so that its longer side
     fills ``size`` (the aspect kept: an upright tile stays tall, a turned one wide), centred on grey 114 (also
     where the grown box leaves the photo). With ``aspect`` (width / height), every crop is instead stretched to
-    that shape, its height filling ``size``."""
-    h_img, w_img = img.shape[:2]
+    that shape, its height filling ``size``. ``sharper``: the same photo at a higher resolution (a large JPEG
+    decoded at full size): a box too small in ``img`` to fill its crop is cut from it instead."""
     out = np.full((len(xyxy), size, size, 3), 114, np.uint8)
     for i, (x0, y0, x1, y1) in enumerate(np.asarray(xyxy, np.float64).reshape(-1, 4)):
         w, h = x1 - x0, y1 - y0
         if w < 2 or h < 2:
             continue
+        source = img
+        if sharper is not None and max(w, h) * (1 + 2 * margin) < size:
+            source = sharper
+            k = sharper.shape[1] / img.shape[1]
+            x0, y0, x1, y1, w, h = x0 * k, y0 * k, x1 * k, y1 * k, w * k, h * k
+        h_img, w_img = source.shape[:2]
         x0, x1 = round(x0 - margin * w), round(x1 + margin * w)
         y0, y1 = round(y0 - margin * h), round(y1 + margin * h)
         region = np.full((y1 - y0, x1 - x0, 3), 114, np.uint8)
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
         if cx1 <= cx0 or cy1 <= cy0:
             continue
-        region[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0] = img[cy0:cy1, cx0:cx1]
+        region[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0] = source[cy0:cy1, cx0:cx1]
         s = size / max(x1 - x0, y1 - y0)
         nw, nh = max(1, min(size, round((x1 - x0) * s))), max(1, min(size, round((y1 - y0) * s)))
         if aspect is not None:
@@ -111,13 +117,14 @@ class Classifier:
         self.has_features = "features" in [o.name for o in self.session.get_outputs()]
 
     def looks(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,),
-              aspect: float | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+              aspect: float | None = None, sharper: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray | None]:
         """(turns, N, classes) class probabilities and (turns, N, D) features (None when the graph has no
         ``features`` output) of the boxes' crops, one look at each quarter turn of each crop (counter-clockwise),
-        all in one batch. ``aspect``: the crops stretched to that shape (:func:`crop_tiles`)."""
+        all in one batch. ``aspect``, ``sharper``: as :func:`crop_tiles` takes them."""
         if len(xyxy) == 0:
             return np.zeros((len(turns), 0, NUM_CLASSES), np.float32), None
-        crops = crop_tiles(img, xyxy, self.size, self.margin, aspect)
+        crops = crop_tiles(img, xyxy, self.size, self.margin, aspect, sharper)
         batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])
         outputs = dict(zip((o.name for o in self.session.get_outputs()),
                            run_crops_all(self.session, to_input(batch)), strict=True))
@@ -126,11 +133,11 @@ class Classifier:
         return probs, None if features is None else features.reshape(len(turns), len(crops), -1)
 
     def probs(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,),
-              aspect: float | None = None) -> np.ndarray:
+              aspect: float | None = None, sharper: np.ndarray | None = None) -> np.ndarray:
         """(N, classes) class probabilities of the boxes' crops; with several ``turns`` (quarter turns of each crop,
-        counter-clockwise), their normalised geometric mean: one look at each turn, in one batch. ``aspect``: the
-        crops stretched to that shape (:func:`crop_tiles`)."""
-        looks, _ = self.looks(img, xyxy, turns, aspect)
+        counter-clockwise), their normalised geometric mean: one look at each turn, in one batch. ``aspect``,
+        ``sharper``: as :func:`crop_tiles` takes them."""
+        looks, _ = self.looks(img, xyxy, turns, aspect, sharper)
         return looks[0] if len(turns) == 1 else geometric_mean(looks)
 
     def turn_features(self, img: np.ndarray, dets: Detections, boxes: np.ndarray) -> np.ndarray:
@@ -151,7 +158,8 @@ class Classifier:
     def __call__(self, image, dets: Detections, detector_weight: float = DETECTOR_WEIGHT,
                  min_confidence: float = MIN_CONFIDENCE, turn_below: float = TURN_BELOW,
                  strip_ratio: float = STRIP_RATIO, crop_sure: float = CROP_SURE,
-                 deadline: Deadline | None = None, turn_all: bool = False) -> Detections:
+                 deadline: Deadline | None = None, turn_all: bool = False,
+                 sharper: np.ndarray | None = None) -> Detections:
         """The detections with class, top 3 and probabilities from the combined scores for every box that is a tile
         with :func:`tileness` ``min_confidence`` or more, whatever its name (weaker boxes, hardly tiles, keep the
         detector's). Boxes are unchanged. A looked-at box's confidence becomes its tileness times the combined
@@ -162,14 +170,15 @@ class Classifier:
         the classifier's part is the geometric mean of the looks (``turn_all``: every box, however sure). A box
         still in doubt whose height is under ``strip_ratio`` of its width (a face squashed into a strip) gets one look more,
         stretched to an upright tile's shape, and keeps it (with the first look) when its name comes out surer.
-        ``deadline`` is checked before each batch (:mod:`vision.deadline`)."""
+        ``sharper``: the photo at a higher resolution than ``image`` (:func:`crop_tiles`: small boxes are cropped
+        from it). ``deadline`` is checked before each batch (:mod:`vision.deadline`)."""
         tile = tileness(dets)
         sure = np.flatnonzero(tile >= min_confidence)  # a sure tile of a doubtful name is just what to look at
         if len(sure) == 0:
             return dets
         img = load_image(image)
         check(deadline)
-        probs, feats = self.looks(img, dets.xyxy[sure])
+        probs, feats = self.looks(img, dets.xyxy[sure], sharper=sharper)
         first = probs[0]
         features = None
         if feats is not None:  # every turn not looked at stays NaN (Detections.features)
@@ -181,7 +190,7 @@ class Classifier:
         doubt = np.arange(len(sure)) if turn_all else np.flatnonzero(in_doubt & (first.max(1) < crop_sure))
         if len(doubt):
             check(deadline)
-            probs, feats = self.looks(img, dets.xyxy[sure[doubt]], turns=TURN_LOOKS)
+            probs, feats = self.looks(img, dets.xyxy[sure[doubt]], turns=TURN_LOOKS, sharper=sharper)
             turned = geometric_mean(probs)
             if features is not None and feats is not None:
                 features[np.ix_(sure[doubt], TURN_LOOKS)] = feats.transpose(1, 0, 2)
@@ -192,7 +201,7 @@ class Classifier:
             strips = np.flatnonzero((looked.top3_prob[:, 0] < turn_below) & (h < strip_ratio * w))
             if len(strips):
                 check(deadline)
-                stretched = self.probs(img, dets.xyxy[sure[strips]], aspect=UPRIGHT_ASPECT)
+                stretched = self.probs(img, dets.xyxy[sure[strips]], aspect=UPRIGHT_ASPECT, sharper=sharper)
                 tried = geometric_mean(np.stack([first[strips], stretched]))
                 surer = combine(dets[sure[strips]], tried, detector_weight).top3_prob[:, 0] > looked.top3_prob[strips, 0]
                 if surer.any():

@@ -131,7 +131,7 @@ class Detector:
                  max_det: int = 300, turned: bool | str | tuple[int, ...] = False, closer: bool = True,
                  iou_any: float = ANY_NAME_IOU, deadline: Deadline | None = None,
                  candidate_conf: float = CANDIDATE_CONF, tile_px: int | None = None,
-                 turn_all: bool = False) -> Detections:
+                 turn_all: bool = False, sharper: np.ndarray | None = None) -> Detections:
         """``iou``: two boxes of the same name that overlap by this much are one tile (the weaker is dropped);
         ``iou_any``: the same whatever their names (non-maximum suppression in two steps: all boxes before naming,
         then boxes of one name once the crop classifier has named them).
@@ -151,11 +151,14 @@ class Detector:
         each box named ``back`` with the back check (when it has one); a box the check sinks below ``conf`` is
         dropped: something flat in a back's colour, not a face-down tile.
         A path or encoded photo far larger than needed is decoded at reduced size (``min_side``); the boxes are
-        always in the photo's own pixels.
+        always in the photo's own pixels. ``sharper``: with a decoded ``image``, the same photo at a higher
+        resolution (a large JPEG decoded at full size), from which the crop classifier cuts the crops of small
+        boxes (:func:`vision.classify.crop_tiles`).
         ``deadline``: checked before each model run (each look, each window, each second look); past it, or
         cancelled, :class:`~vision.deadline.WorkCancelled` is raised and no further model runs."""
         img, full = load_image_reduced(image, self.min_side)
-        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline, tile_px, turn_all)
+        args = (conf, min(conf, candidate_conf), iou, tiled, max_det, closer, iou_any, deadline, tile_px, turn_all,
+                sharper)
         dets = self._look(img, turned if isinstance(turned, tuple) else turned is True, *args)
         if turned == "auto" and doubtful(dets, conf).any():
             dets = self._look(img, True, *args)
@@ -163,7 +166,7 @@ class Detector:
 
     def _look(self, img: np.ndarray, turned: bool | tuple[int, ...], conf: float, floor: float, iou: float,
               tiled: bool | None, max_det: int, closer: bool, iou_any: float, deadline: Deadline | None,
-              tile_px: int | None, turn_all: bool) -> Detections:
+              tile_px: int | None, turn_all: bool, sharper: np.ndarray | None) -> Detections:
         h, w = img.shape[:2]
         check(deadline)
         boxes, scores, view = self._predict(img, 0, 0, floor)
@@ -180,7 +183,7 @@ class Detector:
                            vote_floor=conf)
         keep = dets.confidence >= conf  # the detector alone is sure enough of these: kept whatever their name
         if closer and self.classifier is not None:
-            dets = self.classifier(img, dets, deadline=deadline, turn_all=turn_all)
+            dets = self.classifier(img, dets, deadline=deadline, turn_all=turn_all, sharper=sharper)
         keep |= dets.confidence >= conf  # the second look found a tile the detector could not name
         if closer and self.back_check is not None:
             check(deadline)
