@@ -73,6 +73,20 @@ def test_a_crop_can_be_stretched_to_an_upright_tiles_shape() -> None:
     assert (kept[:CROP_SIZE // 3] == GREY).all()  # without: the strip stays a strip
 
 
+def test_a_small_box_is_cut_from_the_sharper_photo_and_a_large_one_from_its_own() -> None:
+    """A photo decoded at half size, and the same at full size: a box too small to fill its crop is cut from the
+    full size (what its crop there would be), a box that fills it from the photo the boxes are in."""
+    sharp = np.full((400, 600, 3), 20, np.uint8)
+    sharp[100:140, 200:230] = (0, 0, 255)  # a small tile: 15 × 20 px at half size
+    sharp[110:130, 210:220] = (255, 255, 255)  # a detail the half size blurs
+    sharp[200:380, 300:440] = (0, 255, 0)  # a large one: 70 × 90 px at half size
+    half = cv2.resize(sharp, (300, 200), interpolation=cv2.INTER_AREA)
+    small, large = np.array([[100, 50, 115, 70]]), np.array([[150, 100, 220, 190]])
+    assert np.array_equal(crop_tiles(half, small, sharper=sharp), crop_tiles(sharp, small * 2))
+    assert not np.array_equal(crop_tiles(half, small), crop_tiles(sharp, small * 2))
+    assert np.array_equal(crop_tiles(half, large, sharper=np.zeros_like(sharp)), crop_tiles(half, large))
+
+
 def test_empty_and_degenerate_boxes_give_grey_crops() -> None:
     assert crop_tiles(_scene(), np.zeros((0, 4))).shape == (0, CROP_SIZE, CROP_SIZE, 3)
     flat = crop_tiles(_scene(), np.array([[10, 10, 10.5, 50], [400, 400, 450, 480]]))
@@ -88,7 +102,7 @@ def _dets(top3: list[list[int]], probs: list[list[float]]) -> Detections:
 def _looks(probs):
     """A stand-in for ``Classifier.looks`` from one for ``Classifier.probs`` (the same probabilities at each turn
     asked for; no features)."""
-    def looks(img, xyxy, turns=(0,), aspect=None):
+    def looks(img, xyxy, turns=(0,), aspect=None, sharper=None):
         kwargs = ({"turns": turns} if turns != (0,) else {}) | ({"aspect": aspect} if aspect is not None else {})
         return np.repeat(probs(img, xyxy, **kwargs)[None], len(turns), 0), None
     return looks
@@ -186,7 +200,7 @@ def test_a_doubtfully_named_tile_is_looked_at_again_turned(monkeypatch: pytest.M
     first = np.concatenate([_crop_probs(seven_m, 0.99), torn / torn.sum()])
     calls = []
 
-    def looks(img, xyxy, turns=(0,)):
+    def looks(img, xyxy, turns=(0,), sharper=None):
         calls.append((len(xyxy), turns))
         return first[:len(xyxy)] if turns == (0,) else _crop_probs(five_m, 0.95).repeat(len(xyxy), 0)
 
@@ -216,7 +230,7 @@ def test_a_crop_the_classifier_names_surely_is_not_turned_though_the_detector_di
     first = np.concatenate([_crop_probs(seven_m, CROP_SURE + 0.03), torn / torn.sum()])
     calls = []
 
-    def looks(img, xyxy, turns=(0,)):
+    def looks(img, xyxy, turns=(0,), sharper=None):
         calls.append((len(xyxy), turns))
         return first[:len(xyxy)] if turns == (0,) else _crop_probs(seven_m, 0.95).repeat(len(xyxy), 0)
 
@@ -243,7 +257,7 @@ def test_a_doubtful_strip_is_looked_at_stretched_and_keeps_the_look_when_surer(m
     torn[0, two_m] = 0.45
     calls = []
 
-    def looks(img, xyxy, turns=(0,), aspect=None):
+    def looks(img, xyxy, turns=(0,), aspect=None, sharper=None):
         calls.append((len(xyxy), turns, aspect))
         n = len(xyxy)
         if aspect is None:

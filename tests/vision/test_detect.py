@@ -473,7 +473,7 @@ class _Scripted(Detector):
 
 class _SureOf3m(Classifier):
     def looks(self, img: np.ndarray, xyxy: np.ndarray, turns: tuple[int, ...] = (0,),
-              aspect: float | None = None) -> tuple[np.ndarray, None]:
+              aspect: float | None = None, sharper: np.ndarray | None = None) -> tuple[np.ndarray, None]:
         p = np.full((len(turns), len(xyxy), NUM_CLASSES), 0.001, np.float32)
         p[..., CLASS_NAMES.index("3m")] = 1.0
         return p / p.sum(2, keepdims=True), None

@@ -169,6 +169,21 @@ def test_a_weak_box_across_two_tiles_is_left_out(angle: float) -> None:
     assert [u.box for u in lay.unassigned] == [13] and "across two tiles" in lay.unassigned[0].reason
 
 
+@pytest.mark.parametrize("angle", [0.0, 90.0])
+def test_a_sure_box_across_two_tiles_of_one_name_is_left_out(angle: float) -> None:
+    """Between two tiles of one name (a pair: the pattern repeats) the network may box the middle more surely than
+    either tile: still no tile of its own. Across two tiles named apart it counts only when it is the weakest of
+    the three (the surer box between them is more likely a tile whose neighbours' boxes are too wide)."""
+    hand = ["2m", "3m", "4m", "6p", "7p", "8p", "2s", "2s", "3s", "3s", "6s", "7s", "8s"]
+    tiles = _row(hand, 0, 0) + [("2s", 6.5 * (W + 2) + W / 2, 0.0, False)]  # across the two 2s
+    lay = layout(_dets(tiles, angle, {6: (["2s"], [0.5]), 7: (["2s"], [0.5]), 13: (["2s"], [0.6])}))
+    assert sorted(t.box for t in lay.concealed) == list(range(13)) and not lay.melds
+    assert [u.box for u in lay.unassigned] == [13] and "across two tiles" in lay.unassigned[0].reason
+    tiles = _row(hand, 0, 0) + [("3s", 7.5 * (W + 2) + W / 2, 0.0, False)]  # across the 2s and the 3s after it
+    lay = layout(_dets(tiles, angle, {7: (["2s"], [0.5]), 8: (["3s"], [0.7]), 13: (["3s"], [0.6])}))
+    assert 13 not in [u.box for u in lay.unassigned]
+
+
 def test_an_other_without_back_in_its_top3_is_not_taken_for_a_back() -> None:
     kong = _row(["7p"] * 4, 11 * (W + 2) + 30, 0)
     kong[0] = ("other", *kong[0][1:])

@@ -26,7 +26,7 @@ ROW_TOLERANCE = 0.45  # neighbours in one row are offset across it by under half
 DUPLICATE_IOU = 0.45  # tiles on a table overlap less than this even rotated by 45°; more is two boxes on one
 CONTAINED = 0.8  # a box this much inside another is a second box on one tile (its face alone, or face + body)
 PIECE_SHAPE = 0.15  # ...named apart, the one whose shape fits a tile this much worse (log size) is a piece of it
-STRADDLE, STRADDLE_EACH = 0.85, 0.3  # a box this much covered by two stronger ones, at least this by each: across two
+STRADDLE, STRADDLE_EACH = 0.85, 0.3  # a box this much covered by two others, at least this by each: across two
 PIECE_SPAN = 1.15  # two short boxes stacked across the row that together span at most this many depths are one tile
 TILE_GAP = 0.04  # typical gap between touching tiles, in tile widths (used when few row neighbours are seen)
 TILE_ASPECT = 1.35  # a tile's length / its width (about 35 × 26 mm)
@@ -87,12 +87,17 @@ def screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unass
     np.fill_diagonal(cover, 0)
     rank = np.empty(len(idx), dtype=int)
     rank[order] = np.arange(len(idx))
+    cls = dets.class_id[idx]
     for j in order[::-1]:  # weakest first
-        stronger = np.flatnonzero(keep & (rank < rank[j]))
-        if not keep[j] or len(stronger) < 2:
+        others = np.flatnonzero(keep & (np.arange(len(idx)) != j))
+        if not keep[j] or len(others) < 2:
             continue
-        two = stronger[np.argsort(-cover[j, stronger])[:2]]
-        if cover[j, two].min() >= STRADDLE_EACH and cover[j, two].sum() >= STRADDLE:
+        two = others[np.argsort(-cover[j, others])[:2]]
+        if cover[j, two].min() < STRADDLE_EACH or cover[j, two].sum() < STRADDLE:
+            continue
+        # Between two tiles of one name (a pair, a meld) the network may box the middle more surely than either
+        # tile, and name it theirs (or, of two 2s, 4s): there the two boxes suffice, whatever their confidence.
+        if (rank[two] < rank[j]).all() or cls[two[0]] == cls[two[1]]:
             keep[j] = False
             unassigned.append(Unassigned(int(idx[j]), f"overlaps boxes {int(idx[two[0]])} and {int(idx[two[1]])} "
                                                       "(one box across two tiles)"))
