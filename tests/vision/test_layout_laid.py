@@ -179,6 +179,14 @@ def test_a_sure_box_across_two_tiles_of_one_name_is_left_out(angle: float) -> No
     lay = layout(_dets(tiles, angle, {6: (["2s"], [0.5]), 7: (["2s"], [0.5]), 13: (["2s"], [0.6])}))
     assert sorted(t.box for t in lay.concealed) == list(range(13)) and not lay.melds
     assert [u.box for u in lay.unassigned] == [13] and "across two tiles" in lay.unassigned[0].reason
+    piece = _dets(_row(hand, 0, 0), angle)  # a piece of a 2s boxed apart, mostly on the first 2s
+    x0, y0, x1, y1 = piece.xyxy[6]
+    w, h = x1 - x0, y1 - y0  # 0.7 of it on the first 2s, 0.2 on the second
+    half = [x0 + w / 2, y0, x1 + w / 5, y1] if angle == 0.0 else [x0, y0 + h / 2, x1, y1 + h / 5]
+    piece = Detections(np.vstack([piece.xyxy, half]), np.append(piece.confidence, 0.25),
+                       np.append(piece.class_id, CLASS_NAMES.index("2s")), image_size=piece.image_size)
+    lay = layout(piece)
+    assert sorted(t.box for t in lay.concealed) == list(range(13)) and [u.box for u in lay.unassigned] == [13]
     tiles = _row(hand, 0, 0) + [("3s", 7.5 * (W + 2) + W / 2, 0.0, False)]  # across the 2s and the 3s after it
     lay = layout(_dets(tiles, angle, {7: (["2s"], [0.5]), 8: (["3s"], [0.7]), 13: (["3s"], [0.6])}))
     assert 13 not in [u.box for u in lay.unassigned]

@@ -27,6 +27,7 @@ DUPLICATE_IOU = 0.45  # tiles on a table overlap less than this even rotated by 
 CONTAINED = 0.8  # a box this much inside another is a second box on one tile (its face alone, or face + body)
 PIECE_SHAPE = 0.15  # ...named apart, the one whose shape fits a tile this much worse (log size) is a piece of it
 STRADDLE, STRADDLE_EACH = 0.85, 0.3  # a box this much covered by two others, at least this by each: across two
+STRADDLE_ALIKE = 0.2  # ...at least this by each when the two are named alike
 PIECE_SPAN = 1.15  # two short boxes stacked across the row that together span at most this many depths are one tile
 TILE_GAP = 0.04  # typical gap between touching tiles, in tile widths (used when few row neighbours are seen)
 TILE_ASPECT = 1.35  # a tile's length / its width (about 35 × 26 mm)
@@ -93,11 +94,13 @@ def screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unass
         if not keep[j] or len(others) < 2:
             continue
         two = others[np.argsort(-cover[j, others])[:2]]
-        if cover[j, two].min() < STRADDLE_EACH or cover[j, two].sum() < STRADDLE:
+        alike = cls[two[0]] == cls[two[1]]
+        if cover[j, two].min() < (STRADDLE_ALIKE if alike else STRADDLE_EACH) or cover[j, two].sum() < STRADDLE:
             continue
         # Between two tiles of one name (a pair, a meld) the network may box the middle more surely than either
-        # tile, and name it theirs (or, of two 2s, 4s): there the two boxes suffice, whatever their confidence.
-        if (rank[two] < rank[j]).all() or cls[two[0]] == cls[two[1]]:
+        # tile, or box a piece of the pattern they repeat, and name it theirs (or, of two 2s, 4s): there the two
+        # boxes suffice, whatever their confidence, and a piece mostly on one of them counts too.
+        if (rank[two] < rank[j]).all() or alike:
             keep[j] = False
             unassigned.append(Unassigned(int(idx[j]), f"overlaps boxes {int(idx[two[0]])} and {int(idx[two[1]])} "
                                                       "(one box across two tiles)"))
