@@ -695,10 +695,11 @@ def _join_at_ends(dets: Detections, lay: Layout, piece: list[int], whole: bool) 
 def _meld_at_hand_end(lay: Layout) -> None:
     """Two to four of one tile at an end of a hand row otherwise sorted, breaking its order: a meld laid against
     the hand (from a seat the gap closes up, or shows as a missed tile; two seen: a pong with one tile missed),
-    when the count of the tiles seen is then legal and was not. A hand is sorted by its owner; a triplet that keeps
-    the order stays concealed."""
+    when the count of the tiles seen is then legal (two alike: and was not; a pair out of order is as likely a hand
+    not quite sorted). A hand is
+    sorted by its owner; a triplet that keeps the order stays concealed."""
     seen = len(lay.concealed) + 3 * len(lay.melds)  # a gap before such a meld is no missed tile (no hole)
-    if seen in LEGAL_COUNTS or len(lay.concealed) < LAID_SORTED + 2:
+    if len(lay.concealed) < LAID_SORTED + 2:
         return
     names = [p.tile for p in lay.concealed]
     cls = np.array([CLASS_NAMES.index(n) if n in CLASS_NAMES else -1 for n in names])
@@ -712,6 +713,8 @@ def _meld_at_hand_end(lay: Layout) -> None:
         if not sort_breaks(rest) and sort_breaks(cls):
             found.append((end, run, row[-1]))
     if len(found) != 1 or seen - found[0][1] + 3 not in LEGAL_COUNTS:  # none, or either end could be it
+        return
+    if seen in LEGAL_COUNTS and found[0][1] < 3:  # two alike: only when the count says a tile is missing
         return
     end, run, tile = found[0]
     tiles = lay.concealed[-run:] if end == 1 else lay.concealed[:run]

@@ -284,7 +284,7 @@ def test_a_lone_box_unlike_a_tile_just_past_a_short_hands_end_is_its_end_tile() 
     assert len(lay.concealed) == 13 and len(lay.unassigned) == 1
 
 
-def test_a_pair_out_of_a_sorted_hands_order_at_its_end_is_a_pong_missing_a_tile_when_the_count_says_so() -> None:
+def test_alike_tiles_out_of_a_sorted_hands_order_at_its_end_are_a_meld_laid_against_it() -> None:
     """From a seat a pong laid against the hand can join its row, one of its tiles missed: 12 tiles, the last two
     alike and out of the owner's order. They are a pong (one tile missed): 13. When either end could be such a
     meld, or the run keeps the order (a concealed triplet), nothing is changed."""
@@ -302,6 +302,17 @@ def test_a_pair_out_of_a_sorted_hands_order_at_its_end_is_a_pong_missing_a_tile_
         lay = seat(tiles)
         _meld_at_hand_end(lay)
         assert lay.melds == [] and "".join(p.tile for p in lay.concealed) == tiles
+
+    # Four of a tile after a hand sorted 5m…6s: a kong laid against it, though 11 + 3 (a 闷豆 beside) is a count
+    # as legal as 7 + 3 + 3; two alike there stay in the hand while the count is legal (a pair drawn last).
+    lay = seat("5m7p7p3s3s5s6s2m2m2m2m")
+    lay.melds.append(MeldGroup("concealed_kong", "9m", [PlacedTile(20 + k, "back") for k in range(4)]))
+    _meld_at_hand_end(lay)
+    assert "".join(p.tile for p in lay.concealed) == "5m7p7p3s3s5s6s"
+    assert [(m.type, m.tile) for m in lay.melds] == [("concealed_kong", "9m"), ("kong", "2m")] and lay.count == 13
+    lay = seat("1m2m5m1p3p9p2s4s6s9s7s8p8p")
+    _meld_at_hand_end(lay)
+    assert lay.melds == [] and len(lay.concealed) == 13
 
 
 # A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
