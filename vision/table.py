@@ -696,8 +696,7 @@ def _meld_at_hand_end(lay: Layout) -> None:
     """Two to four of one tile at an end of a hand row otherwise sorted, breaking its order: a meld laid against
     the hand (from a seat the gap closes up, or shows as a missed tile; two seen: a pong with one tile missed),
     when the count of the tiles seen is then legal (two alike: and was not; a pair out of order is as likely a hand
-    not quite sorted). A hand is
-    sorted by its owner; a triplet that keeps the order stays concealed."""
+    not quite sorted). A hand is sorted by its owner; a triplet that keeps the order stays concealed."""
     seen = len(lay.concealed) + 3 * len(lay.melds)  # a gap before such a meld is no missed tile (no hole)
     if len(lay.concealed) < LAID_SORTED + 2:
         return
