@@ -187,6 +187,14 @@ def test_a_sure_box_across_two_tiles_of_one_name_is_left_out(angle: float) -> No
                        np.append(piece.class_id, CLASS_NAMES.index("2s")), image_size=piece.image_size)
     lay = layout(piece)
     assert sorted(t.box for t in lay.concealed) == list(range(13)) and [u.box for u in lay.unassigned] == [13]
+    weak = _dets(_row(hand, 0, 0), angle)  # a weak box, 2/3 of it on the 7s, 0.27 on the 8s (named apart)
+    x0, y0, x1, y1 = weak.xyxy[11]
+    w, h = x1 - x0, y1 - y0
+    over = [x1 - w / 2, y0, x1 + w / 4, y1] if angle == 0.0 else [x0, y1 - h / 2, x1, y1 + h / 4]
+    weak = Detections(np.vstack([weak.xyxy, over]), np.append(weak.confidence, 0.25),
+                      np.append(weak.class_id, CLASS_NAMES.index("7s")), image_size=weak.image_size)
+    lay = layout(weak)
+    assert sorted(t.box for t in lay.concealed) == list(range(13)) and [u.box for u in lay.unassigned] == [13]
     tiles = _row(hand, 0, 0) + [("3s", 7.5 * (W + 2) + W / 2, 0.0, False)]  # across the 2s and the 3s after it
     lay = layout(_dets(tiles, angle, {7: (["2s"], [0.5]), 8: (["3s"], [0.7]), 13: (["3s"], [0.6])}))
     assert 13 not in [u.box for u in lay.unassigned]
