@@ -18,7 +18,8 @@ Reported (the issue's goals in brackets):
     PYTHONPATH=. python benchmarks/bench_table_photo.py --n 96 --seed 0 --speed 5   # 12 of each kind; 12 MP timing
     PYTHONPATH=. python benchmarks/bench_table_photo.py --n 96 --seed 0 --speed 5 --heap 24 --service 10 --misses m.txt
 
-``--heap N`` adds N scenes whose discards (some seats', or all) lie in a heap in the middle, reported apart (the
+``--phone`` draws each scene as a phone's landscape photo of the table (4:3, the table across the short side; with
+``--size 3000`` a 12 MP JPEG, which is decoded at half size as a phone's photo is). ``--heap N`` adds N scenes whose discards (some seats', or all) lie in a heap in the middle, reported apart (the
 heap's tiles read in it, each seat's ``river_separated``); ``--service RUNS`` times ``POST /v1/read-table`` of 12 MP
 JPEGs against ``zhuoji serve`` started on a free port; ``--misses FILE`` writes each seat and flipped tile not read
 exactly (scene, seat, first reason, truth, reading); ``--detections DIR`` saves each scene's detections and truth
