@@ -260,15 +260,18 @@ def read_table(detector: Detector, image: np.ndarray, deadline: Deadline | None 
 def read_table_bytes(detector: Detector, data: bytes | BinaryIO, field: str = "image",
                      deadline: Deadline | None = None) -> TablePhoto:
     """:func:`read_table_photo` on a photo's bytes (decoded here, a large JPEG at the reduced size the detector
-    needs, and at full size for the crops of its small tiles): what ``POST /v1/read-table`` and ``zhuoji
+    needs, and twice that for the crops of its small tiles): what ``POST /v1/read-table`` and ``zhuoji
     read-table`` run."""
     start = time.perf_counter()
     if not isinstance(data, bytes | bytearray):
         data = data.read()
-    image, full_size = decode_photo(data, field, getattr(detector, "min_side", None))  # None: a stand-in detector
+    min_side = getattr(detector, "min_side", None)  # None: a stand-in detector
+    image, full_size = decode_photo(data, field, min_side)
     # A 12 MP photo is decoded at half size for the detector, where the far seats' tiles are 20-30 px: their
-    # crops are cut from the full size instead (docs/experiments/table-photo.md, "A phone's photo").
-    sharper = decode_photo(data, field)[0] if (image.shape[1], image.shape[0]) != full_size else None
+    # crops are cut from the full size instead (docs/experiments/table-photo.md, "A phone's photo"); a larger
+    # photo from one reduction step less (twice the detector's side), not at its full 50 MP.
+    reduced = (image.shape[1], image.shape[0]) != full_size
+    sharper = decode_photo(data, field, 2 * min_side)[0] if reduced and min_side else None
     return read_table_photo(detector, image, deadline, start, full_size, sharper=sharper)
 
 

@@ -32,10 +32,15 @@ def _jpeg(width: int, height: int) -> bytes:
 
 def test_a_large_photo_is_detected_at_half_size_and_its_crops_get_the_full_size() -> None:
     """A 12 MP-like JPEG (here 3400 × 2550: twice the detector's 1,600 px fits) is decoded at half size for the
-    detector, and at full size for the crops of small tiles; a photo decoded whole has no sharper copy."""
+    detector, and at full size for the crops of small tiles; a photo decoded whole has no sharper copy, and a
+    larger one gets its sharper copy one reduction step less reduced than the detector's, not at full size."""
     detector = _Recorder()
     photo = read_table_bytes(detector, _jpeg(3400, 2550))  # type: ignore[arg-type]
     assert detector.calls == [((1275, 1700, 3), (2550, 3400, 3))]
     assert photo.full_size == (3400, 2550)
     read_table_bytes(detector, _jpeg(1800, 1350))  # type: ignore[arg-type]
     assert detector.calls[1] == ((1350, 1800, 3), None)
+    ok, flat = cv2.imencode(".jpg", np.full((5200, 6800, 3), 128, np.uint8))  # 35 MP: a quarter, and a half
+    assert ok
+    read_table_bytes(detector, flat.tobytes())  # type: ignore[arg-type]
+    assert detector.calls[2] == ((1300, 1700, 3), (2600, 3400, 3))
