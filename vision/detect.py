@@ -174,11 +174,14 @@ class Detector:
             check(deadline)
             b, s, _ = self._predict(np.ascontiguousarray(np.rot90(img, quarters)), 0, 0, floor)
             boxes, scores = np.concatenate([boxes, unturn_boxes(b, quarters, (w, h))]), np.concatenate([scores, s])
+        first = len(boxes)
         for win in self._windows(boxes, scores, view, (w, h), tiled, tile_px):
             check(deadline)
             b, s, _ = self._predict(img[win.y0:win.y1, win.x0:win.x1], win.x0, win.y0, floor, window=True)
             whole = ~inner_cut(b, win, (w, h))
             boxes, scores = np.concatenate([boxes, b[whole]]), np.concatenate([scores, s[whole]])
+        if tile_px is not None and len(boxes) > first:
+            boxes, scores = _window_boxes_first(boxes, scores, first, conf)
         dets = _postprocess(boxes, scores, floor, max(iou, iou_any), max_det, (w, h), vote=bool(turned),
                            vote_floor=conf)
         keep = dets.confidence >= conf  # the detector alone is sure enough of these: kept whatever their name
@@ -237,6 +240,26 @@ class Detector:
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.pad_y) / lb.scale + y0
         nh, nw = round(img.shape[0] * lb.scale), round(img.shape[1] * lb.scale)
         return boxes, scores[keep], canvas[lb.pad_y:lb.pad_y + nh, lb.pad_x:lb.pad_x + nw]
+
+
+WINDOW_OVER_FIRST = 0.4  # a first-pass candidate overlapping a sure window box by this IoU yields to it
+
+
+def _window_boxes_first(boxes: np.ndarray, scores: np.ndarray, first: int, conf: float
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates without those of the first passes (``[:first]``: the whole photo, turned or not) that a
+    window found surely too: at a table photo's scale the first passes see tiles of 15-25 px and box them loosely,
+    and a loose box beside the window's tight one on the same tile survives NMS as a second tile."""
+    sure = np.flatnonzero(scores[first:].max(1) >= conf) + first
+    if len(sure) == 0:
+        return boxes, scores
+    xywh = np.concatenate([boxes[sure, :2], boxes[sure, 2:] - boxes[sure, :2]], 1)
+    kept = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores[sure].max(1).tolist(), conf, 0.5),
+                      dtype=np.int64).reshape(-1)
+    tight = boxes[sure[kept]]
+    loose = box_iou(boxes[:first], tight).max(1) >= WINDOW_OVER_FIRST
+    keep = np.concatenate([~loose, np.ones(len(boxes) - first, bool)])
+    return boxes[keep], scores[keep]
 
 
 def _far_edge(wins: list[Window], boxes: np.ndarray, image_size: tuple[int, int]) -> list[Window]:

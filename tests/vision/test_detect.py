@@ -25,6 +25,7 @@ from vision.detect import (
     ImageError,
     _far_edge,
     _postprocess,
+    _window_boxes_first,
     detect,
     in_a_row,
     letterbox,
@@ -542,3 +543,21 @@ def test_the_detector_keeps_a_weak_tile_in_a_row_at_its_threshold() -> None:
     assert sorted(found.xyxy[:, 0].round().tolist()) == [80.0, 122.0, 164.0, 206.0]
     assert found.confidence[found.xyxy[:, 0].round() == 206.0].tolist() == [0.25]
     assert sorted(detector(image, closer=False).xyxy[:, 0].round().tolist()) == [80.0, 122.0, 164.0]
+
+
+def test_a_loose_first_pass_box_yields_to_a_window_s_sure_box_on_the_same_tile() -> None:
+    """At a table photo's scale the first pass boxes small tiles loosely; a window sees them closer. A first-pass
+    candidate overlapping a sure window box by IoU 0.4 or more is dropped (it would survive NMS beside it as a
+    second tile); one on a tile no window found surely stays, as do all the window's candidates."""
+    tile = np.zeros(NUM_CLASSES, np.float32)
+    tile[3] = 0.9
+    weak = tile * 0.1
+    boxes = np.array([[95, 95, 140, 155],  # first pass: loose box on the tile the window boxes at [100, 100, 130, 145]
+                      [300, 100, 330, 145],  # first pass: a tile the window found only weakly
+                      [500, 100, 530, 145],  # first pass: a tile outside every window
+                      [100, 100, 130, 145],  # window: sure
+                      [300, 100, 330, 145]], np.float32)  # window: weak
+    scores = np.stack([tile, tile, tile, tile, weak])
+    kept, kept_scores = _window_boxes_first(boxes, scores, first=3, conf=0.25)
+    assert kept.tolist() == boxes[1:].tolist() and len(kept_scores) == 4
+    assert box_iou(boxes[:1], boxes[3:4])[0, 0] < ANY_NAME_IOU  # NMS alone would keep both
