@@ -696,32 +696,43 @@ def _meld_at_hand_end(lay: Layout) -> None:
     """Two to four of one tile at an end of a hand row otherwise sorted, breaking its order: a meld laid against
     the hand (from a seat the gap closes up, or shows as a missed tile; two seen: a pong with one tile missed),
     when the count of the tiles seen is then legal (two alike: and was not; a pair out of order is as likely a hand
-    not quite sorted). A hand is sorted by its owner; a triplet that keeps the order stays concealed."""
+    not quite sorted). Two melds laid against it in a row are taken the same way, when the hand is sorted only
+    without both. A hand is sorted by its owner; a triplet that keeps the order stays concealed."""
     seen = len(lay.concealed) + 3 * len(lay.melds)  # a gap before such a meld is no missed tile (no hole)
     if len(lay.concealed) < LAID_SORTED + 2:
         return
     names = [p.tile for p in lay.concealed]
     cls = np.array([CLASS_NAMES.index(n) if n in CLASS_NAMES else -1 for n in names])
+    if not sort_breaks(cls):
+        return
     found = []
     for end in (1, -1):
-        row = names if end == 1 else names[::-1]
-        run = next((n for n in range(4, 1, -1) if len(set(row[-n:])) == 1), 0)
-        if not run or row[-1] == "back":
-            continue
-        rest = cls[:-run] if end == 1 else cls[run:]
-        if not sort_breaks(rest) and sort_breaks(cls):
-            found.append((end, run, row[-1]))
-    if len(found) != 1 or seen - found[0][1] + 3 not in LEGAL_COUNTS:  # none, or either end could be it
+        row, row_cls = (names, cls) if end == 1 else (names[::-1], cls[::-1])
+        runs: list[int] = []
+        while len(runs) < 2:
+            left = row[:len(row) - sum(runs)]
+            run = next((n for n in range(4, 1, -1) if len(set(left[-n:])) == 1), 0)
+            if not run or left[-1] == "back" or len(left) - run < LAID_SORTED - 2:
+                break
+            runs.append(run)
+            if not sort_breaks(row_cls[:len(row) - sum(runs)]):
+                found.append((end, runs))
+                break
+    if len(found) != 1:  # none, or either end could be it
         return
-    if seen in LEGAL_COUNTS and found[0][1] < 3:  # two alike: only when the count says a tile is missing
+    end, runs = found[0]
+    if seen - sum(runs) + 3 * len(runs) not in LEGAL_COUNTS:
         return
-    end, run, tile = found[0]
-    tiles = lay.concealed[-run:] if end == 1 else lay.concealed[:run]
-    lay.concealed = lay.concealed[:-run] if end == 1 else lay.concealed[run:]
-    lay.melds.append(MeldGroup("kong" if run == 4 else "pong", tile, list(tiles), missing=max(0, 3 - run),
-                               confidence=0.6))
+    if seen in LEGAL_COUNTS and min(runs) < 3:  # two alike: only when the count says a tile is missing
+        return
+    for run in runs:
+        tiles = lay.concealed[-run:] if end == 1 else lay.concealed[:run]
+        lay.concealed = lay.concealed[:-run] if end == 1 else lay.concealed[run:]
+        tile = tiles[0].tile
+        lay.melds.append(MeldGroup("kong" if run == 4 else "pong", tile, list(tiles), missing=max(0, 3 - run),
+                                   confidence=0.6))
+        lay.notes.append(f"{run} of {tile} at the hand's end, out of its order, taken for a meld laid against it")
     lay.holes = 0
-    lay.notes.append(f"{run} of {tile} at the hand's end, out of its order, taken for a meld laid against it")
 
 
 def _gather_river(dets: Detections, lay: Layout) -> None:

@@ -314,6 +314,12 @@ def test_alike_tiles_out_of_a_sorted_hands_order_at_its_end_are_a_meld_laid_agai
     _meld_at_hand_end(lay)
     assert lay.melds == [] and len(lay.concealed) == 13
 
+    # Two pongs laid against a hand sorted 4p…7s: the hand is sorted only without both.
+    lay = seat("4p3s4s6s6s6s7s3p3p3p9p9p9p")
+    _meld_at_hand_end(lay)
+    assert "".join(p.tile for p in lay.concealed) == "4p3s4s6s6s6s7s"
+    assert sorted((m.type, m.tile) for m in lay.melds) == [("pong", "3p"), ("pong", "9p")] and lay.count == 13
+
 
 # A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
 SQUARE = (W + H) / 2 ** 0.5
