@@ -57,6 +57,7 @@ FLIPPED_REACH = 2.3  # the flipped tile lies within this many tile sizes of a wa
 WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its hand row, towards the centre: wall
 ON_WALL = 1.5  # a face-up tile laid on the wall lies within this many of its tiles' depths of the wall's line
 OVER_WALL = 0.15  # a face-up tile with this share of its box on the wall's boxes (in the photo) lies on the wall
+IN_WALL_RUN = 0.8  # ...or lies in the wall's run, backs on both sides, this many depths off its line at most
 RAISED_OFF_ROW = 0.08  # laid on the wall, the flipped tile shows this many tile depths off a hand's row, towards...
 RAISED_SIZE = 1.15  # ...the wall, and this many times the row's depth (from a seat: of hand tiles 1 in 100 is 0.07 off)
 WEAK_BOX = 0.3  # a box under this confidence was kept only for lying in a row beside sure tiles (at the floor, 0.25)
@@ -331,6 +332,8 @@ def table_layout(photo_dets: Detections) -> TableLayout:
             face = _raised_in_hand(photo_dets, wall, seats, rest)
         if face is None and len(wall) >= WALL_SHORT and not heap:
             face = _over_wall(photo_dets, wall, seats, rest)
+        if face is None and len(wall) >= WALL_SHORT:
+            face = _in_wall_run(dets, wall, seats, rest)
         if face is None and not heap:  # beside a heap, a lone tile is more likely one thrown a little apart
             face = _stray_flipped(seat_dets, seats)
         if face is not None:
@@ -458,6 +461,30 @@ def _over_wall(photo_dets: Detections, wall: list[int], seats: list[Layout], res
         return None
     lay, box = found[0]
     _take_out(lay, box, "a tile lying on the wall taken for the flipped tile")
+    return box
+
+
+def _in_wall_run(dets: Detections, wall: list[int], seats: list[Layout], rest: np.ndarray) -> int | None:
+    """The one face-up tile of a seat lying in the wall's run: on its line (under ``IN_WALL_RUN`` depths off it),
+    the wall's backs on both sides of it within a tile and a half: the flipped tile laid where a stack was taken,
+    which a seat took into its river or hand (a river's row by the wall lies a depth or more off its line). Taken
+    from the seat; an index of the seats' boxes (``rest`` maps them to ``dets``), or None."""
+    width, depth, along, place = _wall_line(dets, wall)
+    found = []
+    for lay in seats:
+        loose = [lay.indicator.box] if lay.indicator is not None else []
+        for box in [p.box for p in lay.concealed + lay.river] + loose:
+            k = int(rest[box])
+            if dets.class_id[k] == BACK:
+                continue
+            t, off = place(np.array([k]))
+            near = np.abs(along - t[0]) < 1.5 * width
+            if off[0] < IN_WALL_RUN * depth and (along[near] < t[0]).any() and (along[near] > t[0]).any():
+                found.append((lay, box))
+    if len(found) != 1:
+        return None
+    lay, box = found[0]
+    _take_out(lay, box, "a tile lying in the wall's run taken for the flipped tile")
     return box
 
 

@@ -27,6 +27,7 @@ from vision.layout import Layout, MeldGroup, PlacedTile, Unassigned, arrange
 from vision.layout import build as build_layout
 from vision.table import (
     _backs_on_wall_line,
+    _in_wall_run,
     _meld_at_hand_end,
     _over_wall,
     _rejoin_hand,
@@ -220,6 +221,22 @@ def test_a_face_up_tile_lying_on_the_walls_boxes_is_the_flipped_tile_taken_from_
 
     lay = Layout(river=[PlacedTile(1, "5s")], tile_size=(W, H))
     assert _over_wall(dets, list(range(6)), [lay], rest) is None and [p.box for p in lay.river] == [1]
+
+
+def test_a_face_up_tile_in_the_walls_run_is_the_flipped_tile_taken_from_a_river() -> None:
+    """The flipped tile laid where a stack was taken lies in the wall's run, backs on both sides, covering none of
+    them; a seat took it into its river. A discard touching the wall's side (a depth off its line) stays one, and so
+    does a face-up tile on the wall's line past its end (another rule's case)."""
+    wall = [(k * (W + 1), 0.0, "back") for k in (0, 1, 2, 4, 5, 6)]
+    in_gap = (3 * (W + 1), 0.1 * H, "2s")
+    by_wall = (1.0 * (W + 1), H + 1, "5s")  # touching the wall's long side
+    past_end = (8 * (W + 1), 0.0, "7m")
+    dets, added = with_boxes(Detections.empty((SIZE, SIZE)), wall + [in_gap, by_wall, past_end])
+    rest = np.array(added[6:])  # the seats' boxes: the three faces
+    lay = Layout(river=[PlacedTile(0, "2s"), PlacedTile(1, "5s"), PlacedTile(2, "7m")], tile_size=(W, H))
+    assert _in_wall_run(dets, list(range(6)), [lay], rest) == 0
+    assert [p.box for p in lay.river] == [1, 2] and "wall's run" in lay.notes[0]
+    assert _in_wall_run(dets, list(range(6)), [lay], rest) is None and [p.box for p in lay.river] == [1, 2]
 
 
 def test_a_konged_looking_wall_piece_a_seat_cannot_hold_by_its_count_is_wall_and_flipped_tile() -> None:
