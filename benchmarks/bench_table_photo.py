@@ -37,6 +37,8 @@ and the flipped tile past the wall's end, on the same detections: round exact 0.
 over every tile, every crop turned; ``pipeline.table_photo.detect_table``), the wall counted in stacks and the
 flipped tile on the wall, melds from a seat: round exact 0.823 (from above 0.958, from a seat 0.688), seat exact
 0.953, river exact 0.935, flipped 0.938; seed 1 0.792 / 0.943 / 0.948 / 0.917; 12 MP through the service p50 1.07 s.
+Later (a window's box kept over the first pass's on one tile, the layout's fixes since): seed 0 / 1 round exact
+0.875 / 0.875 at 1,600 px, 0.885 / 0.906 as phone photos (``--size 3000 --phone``).
 docs/experiments/table-photo.md has the log.
 """
 
