@@ -445,23 +445,12 @@ def _over_wall(photo_dets: Detections, wall: list[int], seats: list[Layout], res
     flipped tile laid on the wall, which a seat took into its river or hand (tiles by the wall touch its boxes,
     they do not cover them). Taken from the seat; an index of the seats' boxes, or None."""
     wall_xyxy = photo_dets.xyxy[wall].astype(np.float64)
-    found = []
-    for lay in seats:
-        loose = [lay.indicator.box] if lay.indicator is not None else []
-        loose += [b for g in lay.melds for b in g.boxes if len(g.tiles) == 1]
-        for box in [p.box for p in lay.concealed + lay.river] + loose:
-            k = int(rest[box])
-            if photo_dets.class_id[k] == BACK:
-                continue
-            face = photo_dets.xyxy[[k]].astype(np.float64)
-            area = float(np.prod(face[0, 2:] - face[0, :2]))
-            if box_intersection(face, wall_xyxy).sum() >= OVER_WALL * area:
-                found.append((lay, box))
-    if len(found) != 1:
-        return None
-    lay, box = found[0]
-    _take_out(lay, box, "a tile lying on the wall taken for the flipped tile")
-    return box
+
+    def on_wall(k: int) -> bool:
+        face = photo_dets.xyxy[[k]].astype(np.float64)
+        return bool(box_intersection(face, wall_xyxy).sum() >= OVER_WALL * float(np.prod(face[0, 2:] - face[0, :2])))
+
+    return _take_one_face(photo_dets, seats, rest, on_wall, "a tile lying on the wall taken for the flipped tile")
 
 
 def _in_wall_run(dets: Detections, wall: list[int], seats: list[Layout], rest: np.ndarray) -> int | None:
@@ -470,21 +459,32 @@ def _in_wall_run(dets: Detections, wall: list[int], seats: list[Layout], rest: n
     which a seat took into its river or hand (a river's row by the wall lies a depth or more off its line). Taken
     from the seat; an index of the seats' boxes (``rest`` maps them to ``dets``), or None."""
     width, depth, along, place = _wall_line(dets, wall)
+
+    def in_run(k: int) -> bool:
+        t, off = place(np.array([k]))
+        near = along[np.abs(along - t[0]) < 1.5 * width]
+        return bool(off[0] < IN_WALL_RUN * depth and (near < t[0]).any() and (near > t[0]).any())
+
+    return _take_one_face(dets, seats, rest, in_run, "a tile lying in the wall's run taken for the flipped tile")
+
+
+def _take_one_face(dets: Detections, seats: list[Layout], rest: np.ndarray, fits: Callable[[int], bool],
+                   note: str) -> int | None:
+    """The one face-up tile a seat holds (in its hand or river, as its lone tile, or as a "meld" of one tile) for
+    which ``fits`` (of its index in ``dets``) is true, taken from the seat with ``note``; its index of the seats'
+    boxes, or None when there is none or more than one."""
     found = []
     for lay in seats:
         loose = [lay.indicator.box] if lay.indicator is not None else []
+        loose += [b for g in lay.melds for b in g.boxes if len(g.tiles) == 1]
         for box in [p.box for p in lay.concealed + lay.river] + loose:
             k = int(rest[box])
-            if dets.class_id[k] == BACK:
-                continue
-            t, off = place(np.array([k]))
-            near = np.abs(along - t[0]) < 1.5 * width
-            if off[0] < IN_WALL_RUN * depth and (along[near] < t[0]).any() and (along[near] > t[0]).any():
+            if dets.class_id[k] != BACK and fits(k):
                 found.append((lay, box))
     if len(found) != 1:
         return None
     lay, box = found[0]
-    _take_out(lay, box, "a tile lying in the wall's run taken for the flipped tile")
+    _take_out(lay, box, note)
     return box
 
 
