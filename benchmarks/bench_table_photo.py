@@ -19,12 +19,13 @@ Reported (the issue's goals in brackets):
     PYTHONPATH=. python benchmarks/bench_table_photo.py --n 96 --seed 0 --speed 5 --heap 24 --service 10 --misses m.txt
 
 ``--phone`` draws each scene as a phone's landscape photo of the table (4:3, the table across the short side; with
-``--size 3000`` a 12 MP JPEG, which is decoded at half size as a phone's photo is). ``--heap N`` adds N scenes whose discards (some seats', or all) lie in a heap in the middle, reported apart (the
-heap's tiles read in it, each seat's ``river_separated``); ``--service RUNS`` times ``POST /v1/read-table`` of 12 MP
-JPEGs against ``zhuoji serve`` started on a free port; ``--misses FILE`` writes each seat and flipped tile not read
-exactly (scene, seat, first reason, truth, reading); ``--detections DIR`` saves each scene's detections and truth
-there on the first run and later runs read them back, so a change to the layout or the reading is measured on the
-same boxes without rendering or detecting again (a layout-only rerun takes seconds).
+``--size 3000`` a 12 MP JPEG, which is decoded at half size as a phone's photo is). ``--heap N`` adds N scenes
+whose discards (some seats', or all) lie in a heap in the middle, reported apart (the heap's tiles read in it, each
+seat's ``river_separated``); ``--service RUNS`` times ``POST /v1/read-table`` of 12 MP JPEGs against ``zhuoji
+serve`` started on a free port; ``--misses FILE`` writes each seat and flipped tile not read exactly (scene, seat,
+first reason, truth, reading); ``--detections DIR`` saves each scene's detections and truth there on the first run
+and later runs read them back, so a change to the layout or the reading is measured on the same boxes without
+rendering or detecting again (a layout-only rerun takes seconds).
 
 Measured 2026-12-07 with the shipped zhuoji-tiles-int8.onnx (no detector trained on tables yet), 96 scenes:
 round exact 0.552, seat exact 0.794, river exact 0.779, flipped 0.833, winner 0.917 (before this round's layout
