@@ -58,6 +58,9 @@ WALL_OFF_ROW = 1.0  # backs in a seat's "meld" this many tile depths beyond its 
 ON_WALL = 1.5  # a face-up tile laid on the wall lies within this many of its tiles' depths of the wall's line
 OVER_WALL = 0.15  # a face-up tile with this share of its box on the wall's boxes (in the photo) lies on the wall
 IN_WALL_RUN = 0.8  # ...or lies in the wall's run, backs on both sides, this many depths off its line at most
+END_OFF = 0.6  # past the wall's end, the flipped tile lies under this many depths off its line...
+END_RAISED = 0.7  # ...or this many, up the photo, laid on the end stack (from a seat 0.62-0.67 in the top view)
+SAME_TILE = 0.5  # a box with this share of it on a stronger box lies on the same tile
 RAISED_OFF_ROW = 0.08  # laid on the wall, the flipped tile shows this many tile depths off a hand's row, towards...
 RAISED_SIZE = 1.15  # ...the wall, and this many times the row's depth (from a seat: of hand tiles 1 in 100 is 0.07 off)
 WEAK_BOX = 0.3  # a box under this confidence was kept only for lying in a row beside sure tiles (at the floor, 0.25)
@@ -286,10 +289,22 @@ def _past_wall_end(dets: Detections, wall: list[int], faces: np.ndarray) -> np.n
         return out
     width, depth, along, place = _wall_line(dets, wall)
     t, off = place(faces)
+    centres = dets.centers.astype(np.float64)
+    # laid on the end stack the flipped tile shows raised: from a seat, up the photo off a wall across it
+    raised = (centres[faces, 1] < centres[wall, 1].mean()) & bool(np.ptp(centres[wall, 0]) > np.ptp(centres[wall, 1]))
+    reach = np.where(raised, END_RAISED, END_OFF) * depth
     for past in (t - along.max(), along.min() - t):
-        there = (past > 0.5 * width) & (past < 2.0 * width) & (off < 0.6 * depth)
-        if there.sum() == 1:
-            out |= there
+        there = np.flatnonzero((past > 0.5 * width) & (past < 2.0 * width) & (off < reach))
+        if len(there) > 1:  # a weaker box on the same tile, or a weak one beside it (its side), is no second tile
+            best = there[np.argmax(dets.confidence[faces[there]])]
+            xyxy = dets.xyxy[faces].astype(np.float64)
+            area = np.prod(xyxy[there, 2:] - xyxy[there, :2], axis=1)
+            share = box_intersection(xyxy[there], xyxy[[best]])[:, 0] / np.maximum(area, 1e-9)
+            second = (share < SAME_TILE) & (dets.confidence[faces[there]] >= WEAK_BOX)
+            if not second[there != best].any():
+                there = np.array([best])
+        if len(there) == 1:
+            out[there] = True
     return out
 
 
@@ -398,7 +413,7 @@ def _loose_on_wall(dets: Detections, wall: list[int], seats: list[Layout], rest:
     for lay in seats:
         for box in [u.box for u in lay.unassigned if not u.reason.startswith(SECOND_BOXES)]:
             k = int(rest[box])
-            if dets.class_id[k] == BACK:
+            if CLASS_NAMES[int(dets.class_id[k])] not in SUITED_TILES:  # the flipped tile is one of the 27 kinds
                 continue
             t, off = place(np.array([k]))
             if along.min() - 0.5 * width < t[0] < along.max() + 0.5 * width and off[0] < ON_WALL * depth:

@@ -28,8 +28,10 @@ from vision.layout import build as build_layout
 from vision.table import (
     _backs_on_wall_line,
     _in_wall_run,
+    _loose_on_wall,
     _meld_at_hand_end,
     _over_wall,
+    _past_wall_end,
     _rejoin_hand,
     find_flipped,
     find_wall,
@@ -237,6 +239,48 @@ def test_a_face_up_tile_in_the_walls_run_is_the_flipped_tile_taken_from_a_river(
     assert _in_wall_run(dets, list(range(6)), [lay], rest) == 0
     assert [p.box for p in lay.river] == [1, 2] and "wall's run" in lay.notes[0]
     assert _in_wall_run(dets, list(range(6)), [lay], rest) is None and [p.box for p in lay.river] == [1, 2]
+
+
+def test_the_one_tile_past_the_walls_end_is_counted_once_whatever_weak_boxes_lie_on_it() -> None:
+    """Past the wall's end, the flipped tile is the one face-up tile there. A weaker box on the same tile, or a
+    weak box on its side (a thin slice named like it), is no second tile; a sure tile beside it is."""
+    wall = [(k * (W + 1), 0.0, "back") for k in range(5)]
+    past = (5.2 * (W + 1), 0.0, "2s")
+    dets, added = with_boxes(Detections.empty((SIZE, SIZE)), wall + [past])
+    faces = np.array(added[5:])
+    assert _past_wall_end(dets, added[:5], faces).tolist() == [True]
+
+    side = (5.2 * (W + 1), 0.5 * H + 0.12 * H, "2s")  # the tile's thickness below its face, boxed on its own
+    again = (5.2 * (W + 1) + 0.1 * W, 0.05 * H, "2s")  # a second, weaker box on the same face
+    for extra, size in ((side, (W, 0.25 * H)), (again, (W, H))):
+        more, [k] = with_boxes(dets, [extra], [size])
+        more.confidence[k] = 0.14 if extra is side else 0.6
+        assert _past_wall_end(more, added[:5], np.array([added[5], k])).tolist() == [True, False]
+
+    beside, [k] = with_boxes(dets, [(5.2 * (W + 1), 0.55 * H, "7p")])  # a sure tile touching it: two tiles
+    assert _past_wall_end(beside, added[:5], np.array([added[5], k])).tolist() == [False, False]
+
+
+def test_laid_on_the_walls_end_stack_the_flipped_tile_shows_raised_up_the_photo() -> None:
+    """From a seat, the flipped tile laid on the end stack of a wall across the photo shows up the photo, off the
+    wall's line by more than a tile beside the wall would be; down the photo that far it is a row's tile."""
+    wall = [(k * (W + 1), 0.0, "back") for k in range(5)]
+    for dy, found in ((-0.65 * H, True), (0.65 * H, False)):
+        dets, added = with_boxes(Detections.empty((SIZE, SIZE)), wall + [(5.2 * (W + 1), dy, "2s")])
+        assert _past_wall_end(dets, added[:5], np.array(added[5:])).tolist() == [found]
+
+
+def test_a_box_named_other_on_the_wall_is_no_flipped_tile() -> None:
+    """The flipped tile is one of the 27 suited kinds: a weak box named "other" on the wall beside it (a ghost of
+    its edge) does not make two candidates."""
+    wall = [(k * (W + 1), 0.0, "back") for k in range(6)]
+    dets, added = with_boxes(Detections.empty((SIZE, SIZE)), wall + [(2.5 * (W + 1), 0.6 * H, "1p"),
+                                                                      (1.5 * (W + 1), 0.2 * H, "other")])
+    rest = np.array(added[6:])
+    lay = Layout(unassigned=[Unassigned(0, "isolated box, unlike a tile here"),
+                             Unassigned(1, "isolated box, unlike a tile here")], tile_size=(W, H))
+    assert _loose_on_wall(dets, list(range(6)), [lay], rest) == 0
+    assert [u.box for u in lay.unassigned] == [1]
 
 
 def test_a_konged_looking_wall_piece_a_seat_cannot_hold_by_its_count_is_wall_and_flipped_tile() -> None:
