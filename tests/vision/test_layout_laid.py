@@ -170,6 +170,32 @@ def test_a_weak_box_across_two_tiles_is_left_out(angle: float) -> None:
 
 
 @pytest.mark.parametrize("angle", [0.0, 90.0])
+def test_a_sure_box_around_two_whole_tiles_of_a_meld_is_left_out(angle: float) -> None:
+    """The network may box two tiles of a pong as one, more surely than either: it holds two boxes of a tile's
+    size that fill it, so it is no tile and the pong keeps its three. Two pieces of one tile, boxed apart inside
+    it, are no two tiles: the tile stays."""
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "2p"]
+    tiles = _row([*hand, "5s", "5s", "5s"], 0, 0, gap=2.0)
+    tiles[10:] = [(n, x + 0.5 * W, y, t) for n, x, y, t in tiles[10:]]  # the pong apart from the hand
+    base = _dets(tiles, angle, {11: (["5s"], [0.5]), 12: (["5s"], [0.5])})
+    x0, y0 = base.xyxy[11, :2]
+    x1, y1 = base.xyxy[12, 2:]
+    around = Detections(np.vstack([base.xyxy, [x0, y0, x1, y1]]), np.append(base.confidence, 0.6),
+                        np.append(base.class_id, CLASS_NAMES.index("5s")), image_size=base.image_size)
+    lay = layout(around)
+    assert [(m.type, m.tile, sorted(m.boxes)) for m in lay.melds] == [("pong", "5s", [10, 11, 12])]
+    assert [u.box for u in lay.unassigned] == [13] and "around two tiles" in lay.unassigned[0].reason
+
+    x0, y0, x1, y1 = base.xyxy[3]
+    halves = [[x0, y0, x1, (y0 + y1) / 2], [x0, (y0 + y1) / 2, x1, y1]] if angle == 0.0 else [
+        [x0, y0, (x0 + x1) / 2, y1], [(x0 + x1) / 2, y0, x1, y1]]
+    pieces = Detections(np.vstack([base.xyxy, halves]), np.append(base.confidence, [0.3, 0.3]),
+                        np.append(base.class_id, [CLASS_NAMES.index("4p")] * 2), image_size=base.image_size)
+    lay = layout(pieces)
+    assert sorted(t.box for t in lay.concealed) == list(range(10)) and sorted(u.box for u in lay.unassigned) == [13, 14]
+
+
+@pytest.mark.parametrize("angle", [0.0, 90.0])
 def test_a_sure_box_across_two_tiles_of_one_name_is_left_out(angle: float) -> None:
     """Between two tiles of one name (a pair: the pattern repeats) the network may box the middle more surely than
     either tile: still no tile of its own. Across two tiles named apart it counts only when it is the weakest of

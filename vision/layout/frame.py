@@ -11,6 +11,7 @@ from the boxes themselves."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,8 @@ GAP_SPLIT = 0.5  # a gap wider than half a tile ends a group (tiles of a group t
 ROW_TOLERANCE = 0.45  # neighbours in one row are offset across it by under half a tile depth
 DUPLICATE_IOU = 0.45  # tiles on a table overlap less than this even rotated by 45°; more is two boxes on one
 CONTAINED = 0.8  # a box this much inside another is a second box on one tile (its face alone, or face + body)
+TWO_ALIKE, TWO_FILL = 0.6, 0.75  # ...unless two such boxes, this alike in area, fill this much of it: two tiles
+TWO_TILES = 1.5  # ...when it is this many tiles' areas (and they this much of one, ``TWO_ALIKE``): pieces are smaller
 PIECE_SHAPE = 0.15  # ...named apart, the one whose shape fits a tile this much worse (log size) is a piece of it
 STRADDLE, STRADDLE_EACH = 0.85, 0.25  # a box this much covered by two others, at least this by each: across two
 STRADDLE_ALIKE = 0.2  # ...at least this by each when the two are named alike
@@ -75,6 +78,10 @@ def screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unass
     np.fill_diagonal(inside, 0)
     order = np.argsort(-_screen_rank(dets, idx, xyxy, inside), kind="stable")
     keep = np.ones(len(idx), dtype=bool)
+    for k, a, b in _over_two_tiles(xyxy, iou, inside, area):  # before the greedy pass: it would keep it, not them
+        keep[k] = False
+        unassigned.append(Unassigned(int(idx[k]), f"overlaps boxes {int(idx[a])} and {int(idx[b])} (one box around "
+                                                  "two tiles)"))
     for k in order:  # greedy, strongest first, like non-maximum suppression
         if not keep[k]:
             continue
@@ -105,6 +112,25 @@ def screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unass
             unassigned.append(Unassigned(int(idx[j]), f"overlaps boxes {int(idx[two[0]])} and {int(idx[two[1]])} "
                                                       "(one box across two tiles)"))
     return idx[keep], unassigned
+
+
+def _over_two_tiles(xyxy: np.ndarray, iou: np.ndarray, inside: np.ndarray,
+                    area: np.ndarray) -> list[tuple[int, int, int]]:
+    """Boxes drawn around two whole tiles (two tiles of a meld boxed as one, however surely) that both have
+    their own boxes: a box of two tiles' area (``TWO_TILES``) holding two boxes of about a tile's, about alike
+    (``TWO_ALIKE``), each inside it (``CONTAINED``), not on each other, that together fill it (``TWO_FILL``).
+    Pieces of one tile are smaller; a face boxed apart from its whole tile is one box inside another. Returns
+    (the box, the two tiles' boxes)."""
+    out = []
+    tile = float(np.median(area))  # a tile's area here: pieces of one tile are smaller, a box over two larger
+    for k in np.flatnonzero(area >= TWO_TILES * tile):
+        within = np.flatnonzero((inside[k] > CONTAINED) & (area < area[k]) & (area >= TWO_ALIKE * tile))
+        for a, b in itertools.combinations(within, 2):
+            if (min(area[a], area[b]) >= TWO_ALIKE * max(area[a], area[b]) and iou[a, b] < DUPLICATE_IOU / 2
+                    and area[a] + area[b] - box_intersection(xyxy[[a]], xyxy[[b]])[0, 0] >= TWO_FILL * area[k]):
+                out.append((int(k), int(a), int(b)))
+                break
+    return out
 
 
 def _screen_rank(dets: Detections, idx: np.ndarray, xyxy: np.ndarray, inside: np.ndarray) -> np.ndarray:
