@@ -64,6 +64,7 @@ SAME_TILE = 0.5  # a box with this share of it on a stronger box lies on the sam
 RAISED_OFF_ROW = 0.08  # laid on the wall, the flipped tile shows this many tile depths off a hand's row, towards...
 RAISED_SIZE = 1.15  # ...the wall, and this many times the row's depth (from a seat: of hand tiles 1 in 100 is 0.07 off)
 WEAK_BOX = 0.3  # a box under this confidence was kept only for lying in a row beside sure tiles (at the floor, 0.25)
+GAP_NARROW = 0.85  # ...or a weak box this much narrower along the row than its tiles: the gap it fills is narrower
 REJOIN_ACROSS = 1.0  # the rest of a hand lies under this many tile depths off the hand's line
 REJOIN_TWICE = 0.6  # a box whose centre lies under this many tile widths from a hand tile's is that tile again
 REJOIN_GAP = 2.5  # ...and starts under this many tile widths past its end (centre to centre)
@@ -655,8 +656,8 @@ def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
 
 
 def _without_gap_box(dets: Detections, lay: Layout) -> Layout:
-    """A seat holding 14 tiles or more whose hand row holds a weak box (``WEAK_BOX``) that is face down or breaks
-    the row's sorted order: the detector can find a "tile" in a tile-wide gap between the hand and a
+    """A seat holding 14 tiles or more whose hand row holds a weak box (``WEAK_BOX``) that is face down, breaks
+    the row's sorted order or is narrower than the row's tiles (``GAP_NARROW``): the detector can find a "tile" in a tile-wide gap between the hand and a
     meld (the table showing through), and the box then joins them into one row. The seat is laid out again
     without it; that layout is kept when a meld splits off (the box unassigned; 闷豆-like wall pieces are
     counted still: ``_wall_pieces`` takes them later)."""
@@ -665,9 +666,13 @@ def _without_gap_box(dets: Detections, lay: Layout) -> Layout:
     hand = [p.box for p in lay.concealed]
     members = (hand + [b for g in lay.melds for b in g.boxes] + [p.box for p in lay.river] + [u.box for u in lay.unassigned]
                + ([lay.indicator.box] if lay.indicator is not None else []))
+    a = math.radians(lay.angle)
+    along = _extents(dets.xyxy[hand].astype(np.float64), np.array([math.cos(a), math.sin(a)]))
+    narrow = dict(zip(hand, along < GAP_NARROW * float(np.median(along)), strict=True))
     for box in sorted((b for b in hand if dets.confidence[b] < WEAK_BOX), key=lambda b: float(dets.confidence[b])):
         rest = [b for b in hand if b != box]
-        if dets.class_id[box] != BACK and sort_breaks(dets.class_id[hand]) <= sort_breaks(dets.class_id[rest]):
+        if (dets.class_id[box] != BACK and not narrow[box]
+                and sort_breaks(dets.class_id[hand]) <= sort_breaks(dets.class_id[rest])):
             continue
         again = build(arrange(dets, np.array([b for b in members if b != box]), math.radians(lay.angle)), dets.facing)
         if len(again.melds) > len(lay.melds) and again.count < lay.count:

@@ -484,6 +484,23 @@ def test_a_weak_box_in_the_gap_between_a_hand_and_its_pong_is_no_tile() -> None:
     assert "2m" in answer(sure).seats[0].concealed
 
 
+def test_a_weak_narrow_box_in_the_gap_is_no_tile_even_in_the_hands_order() -> None:
+    """The weak "tile" in the gap may be named so that it keeps the hand's order (a 2s after 1s 1s); narrower than
+    the row's tiles, it fills a gap narrower than a tile, and is still taken out. As wide as a tile it stays."""
+    for shift, width, kept in ((0.0, 0.7 * W, False), (0.4 * W, W, True)):
+        placed = build(TablePlan(WON.seats))  # the pong about 0.85 of a tile from the hand
+        dets = placed.dets
+        dets.xyxy[placed.melds[0], 0::2] += shift
+        end = float(dets.xyxy[placed.concealed[0][-1], 2]) - SIZE / 2
+        gap, added = with_boxes(dets, [(end + 0.07 * W + width / 2, 12.5 * W, "2s")], [(width, H)])
+        gap.confidence[added[0]] = 0.25
+        read = answer(gap)
+        assert (read.detections[added[0]].role == "hand") == kept
+        if not kept:
+            assert read.seats[0].concealed == WON.seats[0].concealed
+            assert [(m.type, m.tile) for m in read.seats[0].melds] == [("pong", "5p")]
+
+
 def test_at_a_table_the_hand_is_the_row_nearest_its_owner() -> None:
     """A hand of five mixed tiles before three pongs, and the river's first row of six closer than usual (one
     block of rows): of the two rows of mixed tiles, the hand is the one nearest its owner (seat 0: the bottom)."""
