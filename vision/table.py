@@ -325,6 +325,7 @@ def table_layout(photo_dets: Detections) -> TableLayout:
     for lay in seats:
         _rejoin_hand(seat_dets, lay)
         _meld_at_hand_end(lay)
+        _short_meld_over_count(lay)
         _gather_river(seat_dets, lay)
     wall = sorted(wall + [int(rest[b]) for b in _loose_backs(seat_dets, seats)])
     if len(wall) >= WALL_SHORT:
@@ -780,6 +781,19 @@ def _meld_at_hand_end(lay: Layout) -> None:
                                    confidence=0.6))
         lay.notes.append(f"{run} of {tile} at the hand's end, out of its order, taken for a meld laid against it")
     lay.holes = 0
+
+
+def _short_meld_over_count(lay: Layout) -> None:
+    """A seat over 14 tiles holding a "meld" of two boxes (a pong or a 闷豆 seen in part) whose removal makes its
+    count legal: two stray boxes are likelier than a seat holding more tiles than the game allows. The weakest such
+    meld is left out."""
+    if lay.count <= max(LEGAL_COUNTS):
+        return
+    short = [g for g in lay.melds if len(g.tiles) <= 2 and lay.count - 3 in LEGAL_COUNTS]
+    if short:
+        weakest = min(short, key=lambda g: g.confidence)
+        lay.melds = [g for g in lay.melds if g is not weakest]
+        lay.unassigned += [Unassigned(b, "two boxes taken for a meld the count cannot hold") for b in weakest.boxes]
 
 
 def _gather_river(dets: Detections, lay: Layout) -> None:

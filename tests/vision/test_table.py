@@ -33,6 +33,7 @@ from vision.table import (
     _over_wall,
     _past_wall_end,
     _rejoin_hand,
+    _short_meld_over_count,
     find_flipped,
     find_wall,
     read_table_tiles,
@@ -499,6 +500,25 @@ def test_a_weak_narrow_box_in_the_gap_is_no_tile_even_in_the_hands_order() -> No
         if not kept:
             assert read.seats[0].concealed == WON.seats[0].concealed
             assert [(m.type, m.tile) for m in read.seats[0].melds] == [("pong", "5p")]
+
+
+def test_two_boxes_taken_for_a_meld_a_seat_cannot_hold_by_its_count_are_left_out() -> None:
+    """Ten hand tiles, a pong and a "闷豆" of two weak boxes make 16: no seat holds that many, and without the two
+    boxes it is 13. A seat of 14 with a pong seen as two tiles keeps it."""
+    def seat(n_hand: int) -> Layout:
+        hand = [PlacedTile(k, "1s") for k in range(n_hand)]
+        pong = MeldGroup("pong", "1m", [PlacedTile(20 + k, "1m") for k in range(3)])
+        short = MeldGroup("concealed_kong", "1p", [PlacedTile(30, "back"), PlacedTile(31, "1p")], missing=2,
+                          confidence=0.4)
+        return Layout(concealed=hand, melds=[pong, short], tile_size=(W, H))
+
+    lay = seat(10)
+    _short_meld_over_count(lay)
+    assert [g.tile for g in lay.melds] == ["1m"] and lay.count == 13
+    assert sorted(u.box for u in lay.unassigned) == [30, 31]
+    lay = seat(8)
+    _short_meld_over_count(lay)
+    assert len(lay.melds) == 2 and lay.count == 14 and not lay.unassigned
 
 
 def test_at_a_table_the_hand_is_the_row_nearest_its_owner() -> None:
