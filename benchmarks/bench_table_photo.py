@@ -129,8 +129,16 @@ def score_scene(truth: dict, read: TableReading, tally: Tally, scene: str = "") 
     tally.flags["seat_exact"] += seats_ok
     tally.flags["flipped"].append(flipped_ok)
     tally.flags["winner"].append(truth["winner"] == read.winner)
-    tally.flags["round_exact"].append(all(seats_ok) and flipped_ok)
+    exact = all(seats_ok) and flipped_ok
+    tally.flags["round_exact"].append(exact)
     tiles = truth["tiles"]
+    # The renderer labels no tile hidden (mostly) behind others: from a seat the wall, or the flipped tile laid on
+    # it, can hide a tile of the far hand, which no reading can give.
+    laid = sum(len(s["concealed"]) + sum(4 if m["type"] in ("kong", "concealed_kong") else 3 for m in s["melds"])
+               for s in truth["seats"])
+    if sum(t["role"] in ("hand", "meld") for t in tiles) == laid:
+        tally.flags["round_exact_shown"].append(exact)
+    tally.flags["flagged" if exact else "missed_flagged"].append(bool(read.retake))
     boxes = np.array([d.box for d in read.detections], np.float32).reshape(-1, 4)
     found = match(np.array([t["box"] for t in tiles], np.float32).reshape(-1, 4), boxes)
     why: dict[int, set[str]] = defaultdict(set)
@@ -239,6 +247,11 @@ def main(argv: list[str] | None = None) -> None:
         values = tally.flags[name]
         print(f"{name:<12} {np.mean(values):.3f}  ({sum(values)}/{len(values)})"
               + (f"   goal ≥ {goal:.2f}" if goal else ""))
+    shown, flagged = tally.flags["round_exact_shown"], tally.flags["missed_flagged"]
+    print(f"  rounds whose every hand and meld tile shows: round exact {np.mean(shown):.3f}  "
+          f"({sum(shown)}/{len(shown)})")
+    print(f"  rounds the answer flags (a retake reason): {sum(flagged)}/{len(flagged)} of those not read exactly, "
+          f"{sum(tally.flags['flagged'])}/{len(tally.flags['flagged'])} of those read exactly")
     print("\nround exact by kind:")
     for kind, values in sorted(by_kind.items()):
         print(f"  {' / '.join(kind):<28} {np.mean(values):.3f}  ({sum(values)}/{len(values)})")

@@ -82,6 +82,10 @@ HEAP_ALIGNED = 0.6  # ...and under this share of its tiles lie in line with a ne
 HEAP_MIN = 3  # tiles, at least, in a heap
 LINE_SHAPE = 0.2  # two boxes whose log aspect ratios differ by under this are tiles turned alike
 LINE_ACROSS = 0.1  # ...and beside each other in a row when their centres are this many tile sizes off its line
+RIVER_GATHERED = "tile(s) beyond the hand taken into the river"  # notes of the table's own layout steps...
+WALL_BEYOND_ROW = "face-down tiles beyond the hand row taken for the wall"
+WALL_ON_LINE = "face-down tiles on the wall's line taken for the wall"
+ROUTINE_NOTES = (RIVER_GATHERED, WALL_BEYOND_ROW, WALL_ON_LINE)  # ...that say nothing is unclear
 SECOND_BOXES = ("overlaps box", "a piece of the tile", "invalid box")  # unassigned boxes that are no tile of their own
 
 
@@ -401,7 +405,7 @@ def _backs_on_wall_line(dets: Detections, wall: list[int], seats: list[Layout], 
                 keep.append(g)
         if len(keep) < len(lay.melds):
             lay.melds = keep
-            lay.notes.append("face-down tiles on the wall's line taken for the wall")
+            lay.notes.append(WALL_ON_LINE)
     return out
 
 
@@ -608,7 +612,7 @@ def _wall_pieces(dets: Detections, seats: list[Layout]) -> tuple[list[int], int 
                 keep.append(g)
         if len(keep) < len(lay.melds):
             lay.melds = keep
-            lay.notes.append("face-down tiles beyond the hand row taken for the wall")
+            lay.notes.append(WALL_BEYOND_ROW)
     return backs, (faces[0] if len(faces) == 1 else None)
 
 
@@ -824,7 +828,7 @@ def _gather_river(dets: Detections, lay: Layout) -> None:
     lay.river = [p for row in rows for p in sorted(row, key=lambda p: float(centres[p.box] @ along))]
     taken = {u.box for u in loose}
     lay.unassigned = [u for u in lay.unassigned if u.box not in taken]
-    lay.notes.append(f"{len(loose)} tile(s) beyond the hand taken into the river")
+    lay.notes.append(f"{len(loose)} {RIVER_GATHERED}")
 
 
 def _single_tiles(reading: Reading, lay: Layout) -> list[tuple[int, str]]:
@@ -858,6 +862,11 @@ def read_table_tiles(dets: Detections, table: TableLayout, image: np.ndarray | N
     """Each seat read with the rules (``vision.reading.read``), then at most 4 copies of a kind on the table."""
     sub = table.seat_dets
     readings = [read(sub, lay, image) for lay in table.seats]
+    for r, lay in zip(readings, table.seats, strict=True):
+        # A river gathered or wall pieces taken out are how a table is laid out, not a grouping to retake
+        if lay.notes and all(n.endswith(ROUTINE_NOTES) for n in lay.notes):
+            r.retake = [x for x in r.retake if x.code != "ambiguous_layout" or x.boxes]
+            r.ok = not r.retake
     flipped = None
     if table.flipped is not None:
         name = CLASS_NAMES[int(dets.class_id[table.flipped])]

@@ -26,6 +26,8 @@ from vision.detections import Detections
 from vision.layout import Layout, MeldGroup, PlacedTile, Unassigned, arrange
 from vision.layout import build as build_layout
 from vision.table import (
+    RIVER_GATHERED,
+    WALL_BEYOND_ROW,
     _backs_on_wall_line,
     _in_wall_run,
     _loose_on_wall,
@@ -519,6 +521,20 @@ def test_two_boxes_taken_for_a_meld_a_seat_cannot_hold_by_its_count_are_left_out
     lay = seat(8)
     _short_meld_over_count(lay)
     assert len(lay.melds) == 2 and lay.count == 14 and not lay.unassigned
+
+
+def test_the_tables_own_layout_steps_ask_for_no_retake_but_an_unclear_grouping_does() -> None:
+    """A river gathered beyond the hand and wall pieces taken out are how a table is laid out: the seat is not
+    told its grouping is unclear. A hidden tile or a flipped tile taken out of a hand still is."""
+    dets = build(WON).dets
+    for notes, asked in (([f"8 {RIVER_GATHERED}", WALL_BEYOND_ROW], False),
+                         ([f"8 {RIVER_GATHERED}", "the flipped tile lies on the wall in front of this hand, hiding one "
+                                                  "of its tiles"], True)):
+        table = table_layout(dets)
+        table.seats[0].notes = list(notes)
+        tiles = read_table_tiles(dets, table)
+        assert ("ambiguous_layout" in tiles.readings[0].codes) == asked
+        assert tiles.readings[0].ok == (not asked)
 
 
 def test_at_a_table_the_hand_is_the_row_nearest_its_owner() -> None:
