@@ -14,9 +14,9 @@ Reported (the issue's goals in brackets):
   IoU ≥ 0.5), *named* (found, and read as the right tile) and *placed* (named, with the right seat and role);
 * why seats miss: a tile not found (detector recall), a tile misread, or every tile found and named but laid out
   wrong (the table layout);
-* round exact over the rounds whose every hand and meld tile shows (the renderer labels no tile mostly hidden:
-  from a seat the wall, or the flipped tile on it, can hide a far hand's tile), and how many rounds the answer
-  flags with a retake reason, of those missed and of those read exactly.
+* round exact over the rounds whose every hand, meld and flipped tile shows (the renderer labels no tile mostly
+  hidden: from a seat the wall, or the flipped tile on it, can hide a far hand's tile), and how many rounds the
+  answer flags with a retake reason, of those missed and of those read exactly.
 
     PYTHONPATH=. python benchmarks/bench_table_photo.py --n 96 --seed 0 --speed 5   # 12 of each kind; 12 MP timing
     PYTHONPATH=. python benchmarks/bench_table_photo.py --n 96 --seed 0 --speed 5 --heap 24 --service 10 --misses m.txt
@@ -139,8 +139,8 @@ def score_scene(truth: dict, read: TableReading, tally: Tally, scene: str = "") 
     # The renderer labels no tile hidden (mostly) behind others: from a seat the wall, or the flipped tile laid on
     # it, can hide a tile of the far hand, which no reading can give.
     laid = sum(len(s["concealed"]) + sum(4 if m["type"] in ("kong", "concealed_kong") else 3 for m in s["melds"])
-               for s in truth["seats"])
-    if sum(t["role"] in ("hand", "meld") for t in tiles) == laid:
+               for s in truth["seats"]) + (truth["flipped"] is not None)
+    if sum(t["role"] in ("hand", "meld", "flipped") for t in tiles) == laid:
         tally.flags["round_exact_shown"].append(exact)
     tally.flags["flagged" if exact else "missed_flagged"].append(bool(read.retake))
     boxes = np.array([d.box for d in read.detections], np.float32).reshape(-1, 4)
@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:<12} {np.mean(values):.3f}  ({sum(values)}/{len(values)})"
               + (f"   goal ≥ {goal:.2f}" if goal else ""))
     shown, flagged = tally.flags["round_exact_shown"], tally.flags["missed_flagged"]
-    print(f"  rounds whose every hand and meld tile shows: round exact {np.mean(shown):.3f}  "
+    print(f"  rounds whose every hand, meld and flipped tile shows: round exact {np.mean(shown):.3f}  "
           f"({sum(shown)}/{len(shown)})")
     print(f"  rounds the answer flags (a retake reason): {sum(flagged)}/{len(flagged)} of those not read exactly, "
           f"{sum(tally.flags['flagged'])}/{len(tally.flags['flagged'])} of those read exactly")
