@@ -788,16 +788,18 @@ def _meld_at_hand_end(lay: Layout) -> None:
 
 
 def _short_meld_over_count(lay: Layout) -> None:
-    """A seat over 14 tiles holding a "meld" of two boxes (a pong or a 闷豆 seen in part) whose removal makes its
-    count legal: two stray boxes are likelier than a seat holding more tiles than the game allows. The weakest such
-    meld is left out."""
+    """A seat over 14 tiles holding "melds" of two boxes (a pong or a 闷豆 seen in part) whose removal makes its
+    count legal: stray boxes (the wall's, seen a stack or two at a time) are likelier than a seat holding more tiles
+    than the game allows. The fewest such melds, weakest first, are left out."""
     if lay.count <= max(LEGAL_COUNTS):
         return
-    short = [g for g in lay.melds if len(g.tiles) <= 2 and lay.count - 3 in LEGAL_COUNTS]
-    if short:
-        weakest = min(short, key=lambda g: g.confidence)
-        lay.melds = [g for g in lay.melds if g is not weakest]
-        lay.unassigned += [Unassigned(b, "two boxes taken for a meld the count cannot hold") for b in weakest.boxes]
+    short = sorted((g for g in lay.melds if len(g.tiles) <= 2), key=lambda g: g.confidence)
+    for n in range(1, len(short) + 1):
+        if lay.count - 3 * n in LEGAL_COUNTS:
+            lay.melds = [g for g in lay.melds if not any(g is w for w in short[:n])]
+            lay.unassigned += [Unassigned(b, "two boxes taken for a meld the count cannot hold")
+                               for g in short[:n] for b in g.boxes]
+            return
 
 
 def _gather_river(dets: Detections, lay: Layout) -> None:

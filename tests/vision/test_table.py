@@ -506,7 +506,7 @@ def test_a_weak_narrow_box_in_the_gap_is_no_tile_even_in_the_hands_order() -> No
 
 def test_two_boxes_taken_for_a_meld_a_seat_cannot_hold_by_its_count_are_left_out() -> None:
     """Ten hand tiles, a pong and a "闷豆" of two weak boxes make 16: no seat holds that many, and without the two
-    boxes it is 13. A seat of 14 with a pong seen as two tiles keeps it."""
+    boxes it is 13. A seat of 14 with a pong seen as two tiles keeps it. Two such "melds" making 19 both go."""
     def seat(n_hand: int) -> Layout:
         hand = [PlacedTile(k, "1s") for k in range(n_hand)]
         pong = MeldGroup("pong", "1m", [PlacedTile(20 + k, "1m") for k in range(3)])
@@ -521,6 +521,12 @@ def test_two_boxes_taken_for_a_meld_a_seat_cannot_hold_by_its_count_are_left_out
     lay = seat(8)
     _short_meld_over_count(lay)
     assert len(lay.melds) == 2 and lay.count == 14 and not lay.unassigned
+    lay = seat(10)  # the wall's backs seen two at a time, one with the flipped tile on it: two such "melds", 19
+    lay.melds.append(MeldGroup("concealed_kong", None, [PlacedTile(32, "back"), PlacedTile(33, "back")], missing=2,
+                               confidence=0.3))
+    _short_meld_over_count(lay)
+    assert [g.tile for g in lay.melds] == ["1m"] and lay.count == 13
+    assert sorted(u.box for u in lay.unassigned) == [30, 31, 32, 33]
 
 
 def test_the_tables_own_layout_steps_ask_for_no_retake_but_an_unclear_grouping_does() -> None:
