@@ -170,6 +170,23 @@ def test_a_weak_box_across_two_tiles_is_left_out(angle: float) -> None:
 
 
 @pytest.mark.parametrize("angle", [0.0, 90.0])
+def test_a_thin_slice_of_a_tile_boxed_apart_is_no_tile(angle: float) -> None:
+    """The detector can box a thin slice of a tile (a column of an 8s) on its own and name it as the tile: a weak
+    box, most of it on the tile's stronger box, under half its size. It is a piece of that tile, and the hand stays
+    one row of 13 in order."""
+    hand = ["2m", "3m", "4m", "6p", "7p", "8p", "2s", "3s", "4s", "8s", "8s", "8s", "9s"]
+    base = _dets(_row(hand, 0, 0), angle)
+    x0, y0, x1, y1 = base.xyxy[10]
+    w, h = x1 - x0, y1 - y0
+    piece = [x1 - 0.3 * w, y0, x1 + 0.1 * w, y1] if angle == 0.0 else [x0, y1 - 0.3 * h, x1, y1 + 0.1 * h]
+    dets = Detections(np.vstack([base.xyxy, piece]), np.append(base.confidence, 0.32),
+                      np.append(base.class_id, CLASS_NAMES.index("8s")), image_size=base.image_size)
+    lay = layout(dets)
+    assert sorted(t.box for t in lay.concealed) == list(range(13))
+    assert [u.box for u in lay.unassigned] == [13] and "a piece of the tile" in lay.unassigned[0].reason
+
+
+@pytest.mark.parametrize("angle", [0.0, 90.0])
 def test_a_sure_box_around_two_whole_tiles_of_a_meld_is_left_out(angle: float) -> None:
     """The network may box two tiles of a pong as one, more surely than either: it holds two boxes of a tile's
     size that fill it, so it is no tile and the pong keeps its three. Two pieces of one tile, boxed apart inside

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.classes import BACK
 from vision.detections import Detections, box_intersection, box_iou
 from vision.layout.values import Unassigned
 
@@ -31,6 +32,7 @@ TWO_TILES = 1.5  # ...when it is this many tiles' areas (and they this much of o
 PIECE_SHAPE = 0.15  # ...named apart, the one whose shape fits a tile this much worse (log size) is a piece of it
 STRADDLE, STRADDLE_EACH = 0.85, 0.25  # a box this much covered by two others, at least this by each: across two
 STRADDLE_ALIKE = 0.2  # ...at least this by each when the two are named alike
+SLICE_ON, SLICE_AREA = 0.6, 0.5  # a box this much on a stronger one of its name, at most this share of its area
 PIECE_SPAN = 1.15  # two short boxes stacked across the row that together span at most this many depths are one tile
 TILE_GAP = 0.04  # typical gap between touching tiles, in tile widths (used when few row neighbours are seen)
 TILE_ASPECT = 1.35  # a tile's length / its width (about 35 × 26 mm)
@@ -111,6 +113,13 @@ def screen(dets: Detections, subset: np.ndarray) -> tuple[np.ndarray, list[Unass
             keep[j] = False
             unassigned.append(Unassigned(int(idx[j]), f"overlaps boxes {int(idx[two[0]])} and {int(idx[two[1]])} "
                                                       "(one box across two tiles)"))
+    for j in order[::-1]:  # a thin slice of a face boxed apart and named as it, mostly on the tile's stronger box
+        on = np.flatnonzero(keep & (cls == cls[j]) & (rank < rank[j]) & (cover[j] >= SLICE_ON)
+                            & (area[j] <= SLICE_AREA * area))
+        if keep[j] and len(on) and cls[j] != BACK:  # backs lie stacked, each half on the one below
+            keep[j] = False
+            unassigned.append(Unassigned(int(idx[j]), f"a piece of the tile of box {int(idx[on[0]])} (a slice of it "
+                                                      "boxed apart)"))
     return idx[keep], unassigned
 
 
