@@ -662,11 +662,11 @@ def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
 
 def _without_gap_box(dets: Detections, lay: Layout) -> Layout:
     """A seat holding 14 tiles or more whose hand row holds a weak box (``WEAK_BOX``) that is face down, breaks
-    the row's sorted order or is narrower than the row's tiles (``GAP_NARROW``): the detector can find a "tile" in a tile-wide gap between the hand and a
-    meld (the table showing through), and the box then joins them into one row. The seat is laid out again
-    without it; that layout is kept when a meld splits off (the box unassigned; 闷豆-like wall pieces are
-    counted still: ``_wall_pieces`` takes them later)."""
-    if lay.count < max(LEGAL_COUNTS):
+    the row's sorted order or is narrower than the row's tiles (``GAP_NARROW``): the detector can find a "tile"
+    in a gap between the hand and a meld (the table showing through), and the box then joins them into one row.
+    The seat is laid out again without it; that layout is kept when a meld splits off (the box unassigned;
+    闷豆-like wall pieces are counted still: ``_wall_pieces`` takes them later)."""
+    if lay.count < max(LEGAL_COUNTS) or not lay.concealed:
         return lay
     hand = [p.box for p in lay.concealed]
     members = (hand + [b for g in lay.melds for b in g.boxes] + [p.box for p in lay.river] + [u.box for u in lay.unassigned]
