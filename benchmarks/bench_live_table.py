@@ -41,7 +41,7 @@ import numpy as np
 from datasets import synth as S
 from datasets import views as V
 from datasets.table_video import ROUND_SCRIPT, round_frames, table_states
-from pipeline.live_table import RoundWatch, laid_down, read_found, round_key
+from pipeline.live_table import RoundWatch, laid_down, read_found
 from pipeline.settings import Settings, open_detector
 from pipeline.table_photo import TableReading, read_table
 from vision.detect import Detector
@@ -50,10 +50,16 @@ from vision.detections import Detections
 KINDS = [(camera, messy, winner) for camera in V.TABLE_CAMERAS for messy in (False, True) for winner in (True, False)]
 
 
-def truth_key(truth: dict) -> tuple:
-    """The truth in :func:`round_key`'s terms (melds in laid order, as the reading gives them)."""
-    return tuple((tuple(s["concealed"]), tuple((m["type"], m["tile"]) for m in s["melds"]))
-                 for s in truth["seats"]), truth["flipped"]
+def round_exact(reading: TableReading, truth: dict) -> bool:
+    """Every seat's hand (in laid order) and melds, and the flipped tile, as the truth has them; the order between
+    a seat's melds does not matter (as in ``bench_table_photo.py``)."""
+    def melds(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str]]:
+        return sorted((kind, tile or "") for kind, tile in pairs)
+
+    return reading.flipped == truth["flipped"] and all(
+        list(got.concealed) == want["concealed"]
+        and melds([(m.type, m.tile) for m in got.melds]) == melds([(m["type"], m["tile"]) for m in want["melds"]])
+        for got, want in zip(reading.seats, truth["seats"], strict=True))
 
 
 def camera_stream(frame: np.ndarray, quality: int = 90) -> np.ndarray:
@@ -107,11 +113,10 @@ def main(argv: list[str] | None = None) -> None:
         outcome["once" if len(proposals) == 1 else "more than once" if proposals else
                 "none: looks never agreed" if any(laid_looks) else "none: never read as laid down"] += 1
         kind = f"{camera} / {'messy' if messy else 'neat'}"
-        by_kind.setdefault(kind, []).append(len(proposals) == 1 and round_key(proposals[0][1].reading) ==
-                                            truth_key(states.truth))
+        by_kind.setdefault(kind, []).append(len(proposals) == 1 and round_exact(proposals[0][1].reading, states.truth))
         looks.append(watch.stats.looks)
         for k, p in proposals[:1]:
-            exact.append(round_key(p.reading) == truth_key(states.truth))
+            exact.append(round_exact(p.reading, states.truth))
             river_exact.append(all(s.river == t["river"] for s, t in zip(p.reading.seats, states.truth["seats"],
                                                                             strict=True)))
             delay.append(k - first_laid)
