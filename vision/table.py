@@ -290,7 +290,7 @@ def _past_wall_end(dets: Detections, wall: list[int], faces: np.ndarray) -> np.n
     beyond it), the one face-up tile there: the flipped tile laid beside the wall, even where a seat's hand lies
     close by (from a seat, the wall between a side seat's hand and its river is within a tile of the hand)."""
     out = np.zeros(len(faces), dtype=bool)
-    if len(wall) < WALL_SHORT:
+    if len(wall) < 2:  # two backs side by side give the line (the wall's remnant at the end of a round)
         return out
     width, depth, along, place = _wall_line(dets, wall)
     t, off = place(faces)

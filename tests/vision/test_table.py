@@ -246,7 +246,8 @@ def test_a_face_up_tile_in_the_walls_run_is_the_flipped_tile_taken_from_a_river(
 
 def test_the_one_tile_past_the_walls_end_is_counted_once_whatever_weak_boxes_lie_on_it() -> None:
     """Past the wall's end, the flipped tile is the one face-up tile there. A weaker box on the same tile, or a
-    weak box on its side (a thin slice named like it), is no second tile; a sure tile beside it is."""
+    weak box on its side (a thin slice named like it), is no second tile; a sure tile beside it is. Two stacks
+    left of the wall already give its line."""
     wall = [(k * (W + 1), 0.0, "back") for k in range(5)]
     past = (5.2 * (W + 1), 0.0, "2s")
     dets, added = with_boxes(Detections.empty((SIZE, SIZE)), wall + [past])
@@ -262,6 +263,11 @@ def test_the_one_tile_past_the_walls_end_is_counted_once_whatever_weak_boxes_lie
 
     beside, [k] = with_boxes(dets, [(5.2 * (W + 1), 0.55 * H, "7p")])  # a sure tile touching it: two tiles
     assert _past_wall_end(beside, added[:5], np.array([added[5], k])).tolist() == [False, False]
+
+    # the wall's remnant at the end of a round: two stacks give its line
+    short, two = with_boxes(Detections.empty((SIZE, SIZE)), wall[:2] + [(2.2 * (W + 1), 0.0, "2s")])
+    assert _past_wall_end(short, two[:2], np.array(two[2:])).tolist() == [True]
+    assert _past_wall_end(short, two[:1], np.array(two[2:])).tolist() == [False]
 
 
 def test_laid_on_the_walls_end_stack_the_flipped_tile_shows_raised_up_the_photo() -> None:
