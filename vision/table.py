@@ -749,10 +749,18 @@ def _meld_at_hand_end(lay: Layout) -> None:
     the hand (from a seat the gap closes up, or shows as a missed tile; two seen: a pong with one tile missed),
     when the count of the tiles seen is then legal (two alike: and was not; a pair out of order is as likely a hand
     not quite sorted). Two melds laid against it in a row are taken the same way, when the hand is sorted only
-    without both. A hand is sorted by its owner; a triplet that keeps the order stays concealed."""
-    seen = len(lay.concealed) + 3 * len(lay.melds)  # a gap before such a meld is no missed tile (no hole)
+    without both. A hand is sorted by its owner; a triplet that keeps the order stays concealed. First, a box that
+    names no tile of the set ("other") between two alike is a piece of a tile boxed twice, and leaves the row."""
     if len(lay.concealed) < LAID_SORTED + 2:
         return
+    # A box no tile of the set names, between two of one tile: a piece of a tile of a meld boxed twice
+    names = [p.tile for p in lay.concealed]
+    piece = [k for k in range(1, len(names) - 1) if names[k] == "other" and names[k - 1] == names[k + 1] != "back"]
+    if piece:
+        lay.unassigned += [Unassigned(lay.concealed[k].box, "a piece of the tile beside it (no tile of the set "
+                                                           "between two alike)") for k in piece]
+        lay.concealed = [p for k, p in enumerate(lay.concealed) if k not in piece]
+    seen = len(lay.concealed) + 3 * len(lay.melds)  # a gap before such a meld is no missed tile (no hole)
     names = [p.tile for p in lay.concealed]
     cls = np.array([CLASS_NAMES.index(n) if n in CLASS_NAMES else -1 for n in names])
     if not sort_breaks(cls):

@@ -390,6 +390,15 @@ def test_alike_tiles_out_of_a_sorted_hands_order_at_its_end_are_a_meld_laid_agai
     assert "".join(p.tile for p in lay.concealed) == "4p3s4s6s6s6s7s"
     assert sorted((m.type, m.tile) for m in lay.melds) == [("pong", "3p"), ("pong", "9p")] and lay.count == 13
 
+    # A far kong's tile boxed twice, one box naming no tile of the set (a Guiyang set has none but the 27 kinds):
+    # between two alike it is a piece, and the kong is found.
+    names = ["2m", "3m", "4p", "5p", "9p", "9p", "9p", "2s", "4s", "8s", "4m", "4m", "other", "4m", "4m"]
+    lay = Layout(concealed=[PlacedTile(k, n) for k, n in enumerate(names)])
+    _meld_at_hand_end(lay)
+    assert "".join(p.tile for p in lay.concealed) == "2m3m4p5p9p9p9p2s4s8s"
+    assert [(m.type, m.tile) for m in lay.melds] == [("kong", "4m")] and lay.count == 13
+    assert [u.box for u in lay.unassigned] == [12]
+
 
 # A heap's tiles lie at any angle: a box as wide as long (turned about 45°), upright, or sideways.
 SQUARE = (W + H) / 2 ** 0.5
