@@ -302,11 +302,15 @@ def test_a_back_grouped_with_a_pong_goes_to_the_three_backs_it_lies_nearer(shift
     """Seen from a seat, a 闷豆's four backs beside a pong: the gaps cut them as three backs and a back with the
     three 1m (no meld: one back and three faces). The fourth back lies nearer the backs than the 1m (shifted
     across the row by the slant): it goes to them, a 闷豆 of four backs and a pong of 1m. Unshifted and a tile
-    apart from the backs, it stays (it is then as near the 1m)."""
+    apart from the backs, it stays (it is then as near the 1m). The same when the 闷豆 shows one face."""
     tiles = [("back", k * (W + 2), shift * D, False) for k in range(3)]
     tiles += [("back", 3 * (W + 2) + (0.1 if shift else 0.6) * W, 0.5 * shift * D, False)]
     tiles += [("1m", 4 * (W + 2) + 0.6 * W + k * (W + 2), 0.0, False) for k in range(3)]
     dets = _dets(tiles)
     geo, _ = row_frame(dets.xyxy.astype(np.float64), 0.0)
     groups = trade_backs(geo, [[0, 1, 2], [3, 4, 5, 6]], dets.class_id)
+    assert groups == ([[0, 1, 2, 3], [4, 5, 6]] if shift else [[0, 1, 2], [3, 4, 5, 6]])
+
+    shown = _dets([("5m", x, y, t) if k == 1 else (n, x, y, t) for k, (n, x, y, t) in enumerate(tiles)])
+    groups = trade_backs(geo, [[0, 1, 2], [3, 4, 5, 6]], shown.class_id)  # the 闷豆 shows one face, a 5m
     assert groups == ([[0, 1, 2, 3], [4, 5, 6]] if shift else [[0, 1, 2], [3, 4, 5, 6]])

@@ -157,14 +157,14 @@ def join_meld_pieces(geo: Geometry, groups: list[list[int]], rows: list[list[int
 
 def trade_backs(geo: Geometry, groups: list[list[int]], cls: np.ndarray) -> list[list[int]]:
     """A 闷豆's (concealed kong's) four backs beside a pong, the nearest back grouped with the pong (three of one
-    face and a back: no meld) and three backs left, maybe as a row of their own: the back goes to the backs when
-    it lies nearer them (in tiles) than the pong's faces. From a seat's camera the gap between two melds closes up
+    face and a back: no meld) and three left (backs, or two and the one face a 闷豆 may show), maybe as a row of
+    their own: the back goes to them when it lies nearer them (in tiles) than the pong's faces. From a seat's camera the gap between two melds closes up
     and the slant shifts the backs across the row."""
     def distance(k: int, members: list[int]) -> float:
         return float(np.min(np.hypot((geo.u[members] - geo.u[k]) / geo.width0,
                                      (geo.v[members] - geo.v[k]) / geo.depth0)))
 
-    backs3 = [g for g in groups if len(g) == 3 and bool((cls[g] == BACK).all())]
+    backs3 = [g for g in groups if len(g) == 3 and int((cls[g] == BACK).sum()) >= 2]  # a face may show among them
     for src in groups:
         if len(src) != 4 or int((cls[src] == BACK).sum()) != 1 or len({int(c) for c in cls[src] if c != BACK}) != 1:
             continue
