@@ -636,7 +636,8 @@ def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
     """The flipped tile when no wall was seen (its stacked backs are hard to find): the most isolated face-up
     tile that no seat's hand or meld holds — one the seats could not place (a lone tile, a "meld" of one tile) at
     least ``STRAY_UNPLACED`` tile sizes from any other face-up tile, or a river tile at least ``STRAY_ALONE`` (a
-    lone tile between a hand and its river); it leaves the seat that had it. None without one."""
+    lone tile between a hand and its river); it leaves the seat that had it. Not a box under ``WEAK_BOX``: the
+    detector kept it only for lying in a row beside sure tiles, so alone it is a ghost. None without one."""
     candidates: dict[int, tuple[Layout, float]] = {}
     for lay in seats:
         for p in lay.river:
@@ -652,7 +653,7 @@ def _stray_flipped(dets: Detections, seats: list[Layout]) -> int | None:
         return None
     alone = np.zeros(len(dets))
     alone[faces] = _isolation(dets[faces], table_angle(dets.xyxy.astype(np.float64)))  # backs may be the wall's
-    fit = [k for k in named if alone[k] >= candidates[k][1]]
+    fit = [k for k in named if alone[k] >= candidates[k][1] and dets.confidence[k] >= WEAK_BOX]
     if not fit:
         return None
     best = max(fit, key=lambda k: alone[k])

@@ -128,10 +128,14 @@ def test_lone_wall_backs_are_no_discards_and_the_flipped_tile_lies_by_them() -> 
 
 
 def test_without_a_wall_a_lone_tile_between_a_hand_and_its_river_is_the_flipped_tile() -> None:
+    """A lone face-up tile away from the rows is the flipped tile when no wall is seen; not a weak box, which the
+    detector keeps only for lying in a row beside sure tiles (alone, it is a ghost)."""
     dets, added = with_boxes(build(TablePlan(WON.seats, wall=0, flipped=None)).dets, [(1.0 * W, 9.5 * W, "4m")])
     read = answer(dets)
     assert read.flipped == "4m" and read.detections[added[0]].role == "flipped"
     assert read.seats[0].river == WON.seats[0].river
+    dets.confidence[added[0]] = 0.25
+    assert answer(dets).flipped is None
 
 
 def test_the_flipped_tile_laid_on_the_wall_by_a_hand_is_taken_when_no_seat_can_place_it() -> None:
