@@ -158,8 +158,8 @@ def join_meld_pieces(geo: Geometry, groups: list[list[int]], rows: list[list[int
 def trade_backs(geo: Geometry, groups: list[list[int]], cls: np.ndarray) -> list[list[int]]:
     """A 闷豆's (concealed kong's) four backs beside a pong, the nearest back grouped with the pong (three of one
     face and a back: no meld) and three left (backs, or two and the one face a 闷豆 may show), maybe as a row of
-    their own: the back goes to them when it lies nearer them (in tiles) than the pong's faces. From a seat's camera the gap between two melds closes up
-    and the slant shifts the backs across the row."""
+    their own: the back goes to them when it lies nearer them (in tiles) than the pong's faces. From a seat's
+    camera the gap between two melds closes up and the slant shifts the backs across the row."""
     def distance(k: int, members: list[int]) -> float:
         return float(np.min(np.hypot((geo.u[members] - geo.u[k]) / geo.width0,
                                      (geo.v[members] - geo.v[k]) / geo.depth0)))
